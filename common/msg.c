@@ -1,0 +1,443 @@
+/*
+ * msg.c - one encoder/decoder trio per message type (STYLE rule 3).
+ *
+ * Every field is serialised explicitly with its own cap; a _get consumes
+ * the whole payload or fails, and leftover bytes are -BNC_ERR_TRAILING.
+ * On failure a _get may leave fields allocated: the caller always calls
+ * the matching _free, which accepts a partly filled structure.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "err.h"
+#include "limits.h"
+#include "log.h"
+#include "msg.h"
+#include "utf8.h"
+#include "value.h"
+#include "xmalloc.h"
+
+struct msg_desc {
+	uint16_t	 type;
+	enum msg_dir	 dir;
+	const char	*name;
+	size_t		 cap;		/* 0: depends on max_message */
+};
+
+static const struct msg_desc msg_table[] = {
+	{ MSG_HELLO,	 MSG_DIR_WORKER_TO_MONITOR, "hello", BNC_CTRL_MSG_MAX },
+	{ MSG_LOG,	 MSG_DIR_WORKER_TO_MONITOR, "log", BNC_CTRL_MSG_MAX },
+	{ MSG_RPC_IN,	 MSG_DIR_WORKER_TO_MONITOR, "rpc-in", 0 },
+	{ MSG_RPC_BAD,	 MSG_DIR_WORKER_TO_MONITOR, "rpc-bad", BNC_CTRL_MSG_MAX },
+	{ MSG_INPUT_EOF, MSG_DIR_WORKER_TO_MONITOR, "input-eof", BNC_CTRL_MSG_MAX },
+	{ MSG_RPC_OUT,	 MSG_DIR_MONITOR_TO_WORKER, "rpc-out", 0 },
+	{ MSG_SHUTDOWN,	 MSG_DIR_MONITOR_TO_WORKER, "shutdown", BNC_CTRL_MSG_MAX },
+};
+
+static const struct msg_desc *
+msg_find(uint16_t type)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(msg_table) / sizeof(msg_table[0]); i++)
+		if (msg_table[i].type == type)
+			return &msg_table[i];
+	return NULL;
+}
+
+int
+msg_type_allowed(enum msg_dir dir, uint16_t type)
+{
+	const struct msg_desc *d;
+
+	return (d = msg_find(type)) != NULL && d->dir == dir;
+}
+
+const char *
+msg_type_name(uint16_t type)
+{
+	const struct msg_desc *d;
+
+	return (d = msg_find(type)) != NULL ? d->name : "unknown";
+}
+
+size_t
+msg_type_cap(uint16_t type, size_t max_message)
+{
+	const struct msg_desc *d;
+
+	if ((d = msg_find(type)) == NULL)
+		return 0;
+	if (d->cap != 0)
+		return d->cap;
+	/*
+	 * A tree costs at most a few bytes per node beyond its text, and
+	 * both are capped: the text by max_message, nodes by the limit.
+	 */
+	return max_message + 16 * (size_t)BNC_VALUE_NODES_MAX + 4096;
+}
+
+static int
+check_done(struct buf *b)
+{
+	return buf_len(b) == 0 ? 0 : -BNC_ERR_TRAILING;
+}
+
+/* A cstring that must also be valid UTF-8. */
+static int
+get_text(struct buf *b, char **sp, size_t max)
+{
+	size_t n;
+	int r;
+
+	if ((r = buf_get_cstring(b, sp, &n, max)) != 0)
+		return r;
+	if (!utf8_valid(*sp, n)) {
+		free(*sp);
+		*sp = NULL;
+		return -BNC_ERR_BAD_UTF8;
+	}
+	return 0;
+}
+
+static int
+put_text(struct buf *b, const char *s, size_t max)
+{
+	if (s == NULL || strlen(s) > max)
+		return -BNC_ERR_TOO_LARGE;
+	return buf_put_cstring(b, s);
+}
+
+/* MSG_HELLO */
+
+int
+msg_hello_put(struct buf *b, const struct msg_hello *m)
+{
+	int r;
+
+	if ((m->role != ROLE_WORKER_CLIENT && m->role != ROLE_WORKER_UPSTREAM) ||
+	    m->sandbox > SB_STATE_DEBUG)
+		return -BNC_ERR_BAD_FORMAT;
+	if ((r = buf_put_u8(b, m->role)) != 0 ||
+	    (r = buf_put_u8(b, m->sandbox)) != 0 ||
+	    (r = buf_put_u32(b, m->pid)) != 0 ||
+	    (r = buf_put_u32(b, m->landlock_abi)) != 0)
+		return r;
+	return 0;
+}
+
+int
+msg_hello_get(struct buf *b, struct msg_hello *m)
+{
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if ((r = buf_get_u8(b, &m->role)) != 0 ||
+	    (r = buf_get_u8(b, &m->sandbox)) != 0 ||
+	    (r = buf_get_u32(b, &m->pid)) != 0 ||
+	    (r = buf_get_u32(b, &m->landlock_abi)) != 0)
+		return r;
+	if (m->role != ROLE_WORKER_CLIENT && m->role != ROLE_WORKER_UPSTREAM)
+		return -BNC_ERR_BAD_FORMAT;
+	if (m->sandbox > SB_STATE_DEBUG)
+		return -BNC_ERR_BAD_FORMAT;
+	return check_done(b);
+}
+
+void
+msg_hello_free(struct msg_hello *m)
+{
+	(void)m;
+}
+
+/* MSG_LOG */
+
+int
+msg_log_put(struct buf *b, const struct msg_log *m)
+{
+	int r;
+
+	if (m->level < LOG_LEVEL_FATAL || m->level > LOG_LEVEL_DEBUG3)
+		return -BNC_ERR_BAD_FORMAT;
+	if ((r = buf_put_u8(b, m->level)) != 0 ||
+	    (r = put_text(b, m->line, BNC_LOG_LINE_MAX)) != 0)
+		return r;
+	return 0;
+}
+
+int
+msg_log_get(struct buf *b, struct msg_log *m)
+{
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if ((r = buf_get_u8(b, &m->level)) != 0 ||
+	    (r = buf_get_cstring(b, &m->line, NULL, BNC_LOG_LINE_MAX)) != 0)
+		return r;
+	if (m->level < LOG_LEVEL_FATAL || m->level > LOG_LEVEL_DEBUG3)
+		return -BNC_ERR_BAD_FORMAT;
+	return check_done(b);
+}
+
+void
+msg_log_free(struct msg_log *m)
+{
+	if (m == NULL)
+		return;
+	free(m->line);
+	m->line = NULL;
+}
+
+/* JSON-RPC ids */
+
+void
+rpc_id_clear(struct rpc_id *id)
+{
+	free(id->s);
+	memset(id, 0, sizeof(*id));
+}
+
+void
+rpc_id_copy(struct rpc_id *dst, const struct rpc_id *src)
+{
+	dst->type = src->type;
+	dst->n = src->n;
+	dst->s = src->s != NULL ? xstrdup(src->s) : NULL;
+}
+
+int
+rpc_id_equal(const struct rpc_id *a, const struct rpc_id *b)
+{
+	if (a->type != b->type)
+		return 0;
+	switch (a->type) {
+	case RPC_ID_INT:
+		return a->n == b->n;
+	case RPC_ID_STR:
+		return strcmp(a->s, b->s) == 0;
+	default:
+		return 1;
+	}
+}
+
+int
+rpc_id_put(struct buf *b, const struct rpc_id *id)
+{
+	int r;
+
+	if ((r = buf_put_u8(b, id->type)) != 0)
+		return r;
+	switch (id->type) {
+	case RPC_ID_NONE:
+	case RPC_ID_NULL:
+		return 0;
+	case RPC_ID_INT:
+		return buf_put_i64(b, id->n);
+	case RPC_ID_STR:
+		return put_text(b, id->s, BNC_ID_STR_MAX);
+	}
+	return -BNC_ERR_BAD_FORMAT;
+}
+
+int
+rpc_id_get(struct buf *b, struct rpc_id *id)
+{
+	int r;
+
+	memset(id, 0, sizeof(*id));
+	if ((r = buf_get_u8(b, &id->type)) != 0)
+		return r;
+	switch (id->type) {
+	case RPC_ID_NONE:
+	case RPC_ID_NULL:
+		return 0;
+	case RPC_ID_INT:
+		return buf_get_i64(b, &id->n);
+	case RPC_ID_STR:
+		return get_text(b, &id->s, BNC_ID_STR_MAX);
+	}
+	return -BNC_ERR_BAD_FORMAT;
+}
+
+/* MSG_RPC_IN / MSG_RPC_OUT */
+
+static int
+put_opt_value(struct buf *b, const struct value *v)
+{
+	int r;
+
+	if (v == NULL)
+		return buf_put_u8(b, 0);
+	if ((r = buf_put_u8(b, 1)) != 0)
+		return r;
+	return value_encode(b, v);
+}
+
+static int
+get_opt_value(struct buf *b, struct value **vp, size_t max)
+{
+	uint8_t present;
+	int r;
+
+	*vp = NULL;
+	if ((r = buf_get_u8(b, &present)) != 0)
+		return r;
+	if (present > 1)
+		return -BNC_ERR_BAD_FORMAT;
+	if (!present)
+		return 0;
+	return value_decode(b, vp, max);
+}
+
+int
+msg_rpc_put(struct buf *b, const struct rpc *m)
+{
+	int r;
+
+	if ((r = buf_put_u8(b, m->kind)) != 0 ||
+	    (r = rpc_id_put(b, &m->id)) != 0)
+		return r;
+	switch (m->kind) {
+	case RPC_REQUEST:
+	case RPC_NOTIFICATION:
+		if ((m->kind == RPC_REQUEST) != (m->id.type == RPC_ID_INT ||
+		    m->id.type == RPC_ID_STR))
+			return -BNC_ERR_BAD_FORMAT;
+		if (m->method == NULL || *m->method == '\0')
+			return -BNC_ERR_BAD_FORMAT;
+		if ((r = put_text(b, m->method, BNC_METHOD_MAX)) != 0)
+			return r;
+		return put_opt_value(b, m->params);
+	case RPC_RESULT:
+		if (m->result == NULL || m->id.type == RPC_ID_NONE ||
+		    m->id.type == RPC_ID_NULL)
+			return -BNC_ERR_BAD_FORMAT;
+		return value_encode(b, m->result);
+	case RPC_ERROR:
+		if (m->id.type == RPC_ID_NONE)
+			return -BNC_ERR_BAD_FORMAT;
+		if ((r = buf_put_i64(b, m->code)) != 0 ||
+		    (r = put_text(b, m->message, BNC_ERRMSG_MAX)) != 0)
+			return r;
+		return put_opt_value(b, m->data);
+	}
+	return -BNC_ERR_BAD_FORMAT;
+}
+
+int
+msg_rpc_get(struct buf *b, struct rpc *m, size_t max_message)
+{
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if ((r = buf_get_u8(b, &m->kind)) != 0 ||
+	    (r = rpc_id_get(b, &m->id)) != 0)
+		return r;
+	switch (m->kind) {
+	case RPC_REQUEST:
+	case RPC_NOTIFICATION:
+		if ((m->kind == RPC_REQUEST) != (m->id.type == RPC_ID_INT ||
+		    m->id.type == RPC_ID_STR))
+			return -BNC_ERR_BAD_FORMAT;
+		if ((r = get_text(b, &m->method, BNC_METHOD_MAX)) != 0)
+			return r;
+		if (*m->method == '\0')
+			return -BNC_ERR_BAD_FORMAT;
+		if ((r = get_opt_value(b, &m->params, max_message)) != 0)
+			return r;
+		break;
+	case RPC_RESULT:
+		if (m->id.type == RPC_ID_NONE || m->id.type == RPC_ID_NULL)
+			return -BNC_ERR_BAD_FORMAT;
+		if ((r = value_decode(b, &m->result, max_message)) != 0)
+			return r;
+		break;
+	case RPC_ERROR:
+		if (m->id.type == RPC_ID_NONE)
+			return -BNC_ERR_BAD_FORMAT;
+		if ((r = buf_get_i64(b, &m->code)) != 0 ||
+		    (r = get_text(b, &m->message, BNC_ERRMSG_MAX)) != 0 ||
+		    (r = get_opt_value(b, &m->data, max_message)) != 0)
+			return r;
+		break;
+	default:
+		return -BNC_ERR_BAD_FORMAT;
+	}
+	return check_done(b);
+}
+
+void
+msg_rpc_free(struct rpc *m)
+{
+	if (m == NULL)
+		return;
+	rpc_id_clear(&m->id);
+	free(m->method);
+	value_free(m->params);
+	value_free(m->result);
+	free(m->message);
+	value_free(m->data);
+	memset(m, 0, sizeof(*m));
+}
+
+/* MSG_RPC_BAD */
+
+int
+msg_rpc_bad_put(struct buf *b, const struct msg_rpc_bad *m)
+{
+	int r;
+
+	if (m->code > -32600 || m->code < -32700 || m->was_response > 1)
+		return -BNC_ERR_BAD_FORMAT;
+	if ((r = buf_put_u32(b, (uint32_t)m->code)) != 0 ||
+	    (r = put_text(b, m->message, BNC_REASON_MAX)) != 0 ||
+	    (r = rpc_id_put(b, &m->id)) != 0 ||
+	    (r = buf_put_u8(b, m->was_response)) != 0)
+		return r;
+	return 0;
+}
+
+int
+msg_rpc_bad_get(struct buf *b, struct msg_rpc_bad *m)
+{
+	uint32_t code;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if ((r = buf_get_u32(b, &code)) != 0 ||
+	    (r = get_text(b, &m->message, BNC_REASON_MAX)) != 0 ||
+	    (r = rpc_id_get(b, &m->id)) != 0 ||
+	    (r = buf_get_u8(b, &m->was_response)) != 0)
+		return r;
+	m->code = (int32_t)code;
+	/* Only the JSON-RPC codes a parser can produce. */
+	if (m->code > -32600 || m->code < -32700 || m->was_response > 1)
+		return -BNC_ERR_BAD_FORMAT;
+	return check_done(b);
+}
+
+void
+msg_rpc_bad_free(struct msg_rpc_bad *m)
+{
+	if (m == NULL)
+		return;
+	free(m->message);
+	rpc_id_clear(&m->id);
+}
+
+/* MSG_INPUT_EOF, MSG_SHUTDOWN */
+
+int
+msg_empty_put(struct buf *b)
+{
+	(void)b;
+	return 0;
+}
+
+int
+msg_empty_get(struct buf *b)
+{
+	return check_done(b);
+}

@@ -1,0 +1,32 @@
+/*
+ * spawn.h - start a child with the fixed fd layout (DESIGN 3).
+ *
+ * fd 0, 1, 2 as given (or /dev/null), fd 3 the monitor socket, fd 4 an
+ * optional extra (a carrier's credential); everything from fd 5 up is
+ * closed before exec.  Signals are reset to default in the child.
+ */
+#ifndef BNC_SPAWN_H
+#define BNC_SPAWN_H
+
+#include <sys/types.h>
+
+#define SPAWN_DEVNULL	(-1)	/* connect this stdio fd to /dev/null */
+#define SPAWN_INHERIT	(-2)	/* keep the parent's fd */
+
+struct spawn_spec {
+	const char	 *path;		/* executable; PATH searched if no '/' */
+	char *const	 *argv;
+	char *const	 *envp;		/* NULL: inherit the environment */
+	const char	 *cwd;		/* NULL: inherit */
+	int		  fd_in, fd_out, fd_err;
+	int		  fd_chan;	/* placed on fd 3, or -1 */
+	int		  fd_extra;	/* placed on fd 4, or -1 */
+	int		  new_session;	/* setsid() in the child */
+};
+
+void	spawn_spec_init(struct spawn_spec *);
+/* Returns 0 with *pidp set, or a negative code; exec failure is reported
+ * by the child exiting 127 with a message on stderr. */
+int	spawn_child(const struct spawn_spec *, pid_t *pidp);
+
+#endif /* BNC_SPAWN_H */

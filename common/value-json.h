@@ -1,0 +1,48 @@
+/*
+ * value-json.h - JSON text from value trees and JSON-RPC messages.
+ *
+ * Building only: shared by the worker (lines to the client) and the
+ * monitor (lines to an upstream's stdin).  Nothing here ever parses JSON
+ * text; the monitor must stay free of JSON parsers (STYLE rule 2).
+ */
+#ifndef BNC_VALUE_JSON_H
+#define BNC_VALUE_JSON_H
+
+#include <cjson/cJSON.h>
+
+struct buf;
+struct rpc;
+struct value;
+
+/*
+ * A new cJSON tree equal to v; the caller owns it (cJSON_Delete).  Strings
+ * and keys are copied.  An integer outside the int range is a cJSON_Raw
+ * node holding its decimal text, because cJSON would print it through a
+ * double format ("1e+15").  NULL if v is NULL, deeper than
+ * BNC_VALUE_DEPTH_MAX, or malformed.
+ */
+cJSON	*value_to_cjson(const struct value *v);
+
+/*
+ * Appends the compact JSON text of v (no newline) to out: the bytes
+ * cJSON_PrintUnformatted(value_to_cjson(v)) would print, except that a
+ * double takes the shortest of %.15g, %.16g, %.17g that reads back
+ * exactly (cJSON tries only 15 and 17).  Integers print as integers.
+ * Returns 0 or -BNC_ERR_*; on error out is left as it was.
+ */
+int	value_render(struct buf *out, const struct value *v);
+
+/*
+ * Appends one JSON-RPC line for m, ending in '\n', to out:
+ *   request       {"jsonrpc":"2.0","id":ID,"method":M[,"params":P]}
+ *   notification  {"jsonrpc":"2.0","method":M[,"params":P]}
+ *   result        {"jsonrpc":"2.0","id":ID,"result":R}
+ *   error         {"jsonrpc":"2.0","id":ID|null,"error":{"code":C,
+ *                  "message":S[,"data":D]}}
+ * The line holds no raw newline.  Returns 0 or -BNC_ERR_* (a field the
+ * kind requires is missing, a value is too deep, out is full); on error
+ * out is left as it was.
+ */
+int	rpc_render(struct buf *out, const struct rpc *m);
+
+#endif /* BNC_VALUE_JSON_H */

@@ -1,0 +1,1327 @@
+/*
+ * check_sandbox.c - the worker sandbox applied for real (DESIGN 12).
+ *
+ * Each test applies SB_PROFILE_WORKER in a forked child: forbidden calls
+ * must kill it by SIGSYS, libc's probes must fail with their errno, and
+ * everything bouncer-worker does must keep working.  The rule table is
+ * checked too: a `why` on every row, no call twice, none of the calls
+ * the worker must never make.  It must never apply a sandbox in the
+ * process that runs the suite.
+ *
+ * After sandbox_apply() a child cannot report through Check: Check's
+ * result "pipe" is a temporary regular file and RLIMIT_FSIZE is 0 (and
+ * stderr may be a log file).  So a test either dies on its first call
+ * after the sandbox (the kill tests, which Check checks by signal), or
+ * runs a probe in a grandchild that sends its findings down a pipe made
+ * before the sandbox, and the Check child, unconfined, asserts on them.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+
+#include <sys/types.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <check.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "limits.h"
+#include "msg.h"
+#include "sandbox.h"
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+
+#ifdef SANDBOX_DEBUG
+#define WANT_SECCOMP SB_STATE_DEBUG
+#else
+#define WANT_SECCOMP SB_STATE_ON
+#endif
+
+#define WORKER_NFDS (BNC_CHILD_FD + 1) /* fds 0..3 */
+#define SURVIVED    99 /* exit code of a child that was not killed */
+#define BIG_ALLOC   (64 * 1024 * 1024)
+
+extern char **environ;
+
+/* What a probe child found; sent to the Check child through a pipe. */
+struct probe_res {
+	int applied; /* sandbox_apply() result */
+	struct sb_status st;
+	int line;	/* first failed PROBE(), 0 if none */
+	int err;	/* errno there */
+	char what[120]; /* its condition */
+};
+
+static void
+probe_fail(struct probe_res *res, int line, int err, const char *what)
+{
+	size_t i;
+
+	if (res->line != 0)
+		return;
+	res->line = line;
+	res->err = err;
+	for (i = 0; i < sizeof(res->what) - 1 && what[i] != '\0'; i++)
+		res->what[i] = what[i];
+	res->what[i] = '\0';
+}
+
+/* A check inside a sandboxed child: records the first failure. */
+#define PROBE(res, cond)                                                       \
+	do {                                                                   \
+		errno = 0;                                                     \
+		if (!(cond))                                                   \
+			probe_fail((res), __LINE__, errno, #cond);             \
+	} while (0)
+
+/* Applies the worker profile; a probe returns at once if this failed. */
+static int
+probe_enter(struct probe_res *res, int nfds)
+{
+	int fd;
+
+	/*
+	 * Check's stdout may be a log file, and a regular file on fd 1
+	 * keeps RLIMIT_FSIZE up (test_fsize_stdout_file): use /dev/null.
+	 */
+	if ((fd = open("/dev/null", O_WRONLY)) != -1) {
+		dup2(fd, STDOUT_FILENO);
+		if (fd != STDOUT_FILENO)
+			close(fd);
+	}
+	res->applied = sandbox_apply(SB_PROFILE_WORKER, nfds, &res->st);
+	return res->applied == 0;
+}
+
+static void
+describe_status(int status, char *buf, size_t sz)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, sz, "killed by signal %d (%s)", WTERMSIG(status),
+		    strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status))
+		snprintf(buf, sz, "exited %d", WEXITSTATUS(status));
+	else
+		snprintf(buf, sz, "status 0x%x", status);
+}
+
+/*
+ * Runs fn in a child and returns its findings in *res.  The child sends
+ * them, then waits until inspect(pid) has looked at it from outside.  It
+ * must exit 0 (write and exit_group are allowed), and every PROBE must
+ * have held.
+ */
+static void
+run_probe(void (*fn)(struct probe_res *), void (*inspect)(pid_t),
+    struct probe_res *res)
+{
+	struct probe_res got;
+	char c, how[96];
+	ssize_t n;
+	pid_t pid;
+	int rp[2], hp[2], status;
+
+	ck_assert_int_eq(pipe(rp), 0);
+	ck_assert_int_eq(pipe(hp), 0);
+	ck_assert_int_ne(pid = fork(), -1);
+	if (pid == 0) {
+		close(rp[0]);
+		close(hp[1]);
+		memset(&got, 0, sizeof(got));
+		fn(&got);
+		if (write(rp[1], &got, sizeof(got)) != sizeof(got))
+			_exit(SURVIVED + 1);
+		(void)read(hp[0], &c, 1);
+		_exit(0);
+	}
+	close(rp[1]);
+	close(hp[0]);
+	do {
+		n = read(rp[0], &got, sizeof(got));
+	} while (n == -1 && errno == EINTR);
+	if (inspect != NULL && n == sizeof(got))
+		inspect(pid);
+	close(hp[1]);
+	close(rp[0]);
+	while (waitpid(pid, &status, 0) == -1)
+		ck_assert_int_eq(errno, EINTR);
+	describe_status(status, how, sizeof(how));
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "probe child %s", how);
+	ck_assert_msg(n == sizeof(got), "probe result: read %zd", n);
+	ck_assert_msg(got.applied == 0, "sandbox_apply: %d (%s)", got.applied,
+	    bnc_err(got.applied));
+	ck_assert_msg(got.line == 0, "line %d: %s failed (errno %d, %s)",
+	    got.line, got.what, got.err, strerror(got.err));
+	if (res != NULL)
+		*res = got;
+}
+
+/* Reads a /proc file of pid into buf, NUL-terminated. */
+static void
+read_proc(pid_t pid, const char *name, char *buf, size_t sz)
+{
+	char path[64];
+	ssize_t n;
+	size_t off = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, name);
+	ck_assert_msg((fd = open(path, O_RDONLY | O_CLOEXEC)) != -1,
+	    "open %s: %s", path, strerror(errno));
+	while (off < sz - 1 && (n = read(fd, buf + off, sz - 1 - off)) > 0)
+		off += (size_t)n;
+	buf[off] = '\0';
+	close(fd);
+	ck_assert_msg(off > 0, "%s is empty", path);
+}
+
+#ifndef SANDBOX_DISABLED
+/* The kernel's Landlock ABI, asked by the unconfined Check child. */
+static int
+kernel_landlock_abi(void)
+{
+	long abi;
+
+	abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
+	return abi < 0 ? 0 : (int)abi;
+}
+
+/* The lowest free fd: with nfds = it, every fd below nfds is held. */
+static int
+lowest_free_fd(void)
+{
+	int fd;
+
+	ck_assert_int_ne(fd = open("/dev/null", O_RDONLY), -1);
+	close(fd);
+	return fd;
+}
+#endif
+
+/* core: the rule table */
+
+/* Calls bouncer-worker must never make; none may appear in the table. */
+static const char *const never_allowed[] = {
+	"execve",
+	"execveat",
+	"fork",
+	"vfork",
+	"clone",
+	"clone3",
+	"socket",
+	"socketpair",
+	"connect",
+	"bind",
+	"listen",
+	"accept",
+	"accept4",
+	"sendto",
+	"open",
+	"creat",
+	"openat2",
+	"stat",
+	"lstat",
+	"statx",
+	"ptrace",
+	"kill",
+	"tkill",
+	"mount",
+	"umount2",
+	"unshare",
+	"setns",
+	"prctl",
+	"setrlimit",
+	"prlimit64",
+	"pipe",
+	"pipe2",
+	"dup",
+	"dup2",
+	"dup3",
+	"memfd_create",
+	"mprotect",
+	"seccomp",
+	"bpf",
+	"io_uring_setup",
+	"userfaultfd",
+	"process_vm_writev",
+	"chdir",
+	"unlink",
+	"unlinkat",
+	"rename",
+	"renameat2",
+	"link",
+	"symlink",
+	"chmod",
+	"fchmod",
+	"chown",
+	"truncate",
+	"ftruncate",
+	"setuid",
+	"setgid",
+	"keyctl",
+	"add_key",
+	"perf_event_open",
+};
+
+START_TEST(test_rules_why)
+{
+	const struct sb_rule *rules;
+	char *name;
+	size_t i, n;
+
+	ck_assert_ptr_nonnull(rules = sandbox_rules(SB_PROFILE_WORKER, &n));
+	ck_assert_uint_gt(n, 0);
+	for (i = 0; i < n; i++) {
+		/* a negative number: a call this architecture lacks */
+		name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE,
+		    rules[i].nr);
+		ck_assert_msg(name != NULL || rules[i].nr < 0,
+		    "row %zu: syscall %d unknown", i, rules[i].nr);
+		if (name == NULL)
+			name = strdup("(not on this arch)");
+		ck_assert_msg(rules[i].why != NULL && rules[i].why[0] != '\0',
+		    "row %zu (%s) has no why", i, name);
+		ck_assert_msg(rules[i].action == SB_ALLOW ||
+			rules[i].action == SB_ERRNO,
+		    "row %zu (%s): action %d", i, name, (int)rules[i].action);
+		if (rules[i].action == SB_ERRNO)
+			ck_assert_msg(rules[i].err > 0 && rules[i].err < 4096,
+			    "row %zu (%s): errno %d", i, name, rules[i].err);
+		else
+			ck_assert_msg(rules[i].err == 0,
+			    "row %zu (%s): errno on an allow", i, name);
+		free(name);
+	}
+}
+END_TEST
+
+START_TEST(test_rules_unique)
+{
+	const struct sb_rule *rules;
+	size_t i, j, n;
+
+	ck_assert_ptr_nonnull(rules = sandbox_rules(SB_PROFILE_WORKER, &n));
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			ck_assert_msg(rules[i].nr != rules[j].nr,
+			    "syscall %d in rows %zu and %zu", rules[i].nr, i,
+			    j);
+}
+END_TEST
+
+START_TEST(test_rules_never)
+{
+	const struct sb_rule *rules;
+	size_t i, j, n;
+	int nr;
+
+	ck_assert_ptr_nonnull(rules = sandbox_rules(SB_PROFILE_WORKER, &n));
+	for (i = 0; i < sizeof(never_allowed) / sizeof(never_allowed[0]); i++) {
+		nr = seccomp_syscall_resolve_name(never_allowed[i]);
+		if (nr == __NR_SCMP_ERROR || nr < 0)
+			continue; /* not on this architecture */
+		for (j = 0; j < n; j++)
+			ck_assert_msg(rules[j].nr != nr,
+			    "%s is in the worker table (row %zu)",
+			    never_allowed[i], j);
+	}
+}
+END_TEST
+
+/* Path probes fail with the errno libc copes with, never succeed. */
+START_TEST(test_rules_soft)
+{
+	static const struct {
+		const char *name;
+		int err;
+	} soft[] = {
+		{ "openat", EACCES },
+		{ "newfstatat", EACCES },
+		{ "ioctl", ENOTTY },
+	};
+	const struct sb_rule *rules;
+	size_t i, j, n;
+	int nr, found;
+
+	ck_assert_ptr_nonnull(rules = sandbox_rules(SB_PROFILE_WORKER, &n));
+	for (i = 0; i < sizeof(soft) / sizeof(soft[0]); i++) {
+		if ((nr = seccomp_syscall_resolve_name(soft[i].name)) < 0)
+			continue;
+		found = 0;
+		for (j = 0; j < n; j++) {
+			if (rules[j].nr != nr)
+				continue;
+			found = 1;
+			ck_assert_msg(rules[j].action == SB_ERRNO &&
+				rules[j].err == soft[i].err,
+			    "%s: not errno %d", soft[i].name, soft[i].err);
+		}
+		ck_assert_msg(found, "%s missing", soft[i].name);
+	}
+}
+END_TEST
+
+START_TEST(test_rules_unknown_profile)
+{
+	size_t n = 42;
+
+	ck_assert_ptr_null(sandbox_rules((enum sb_profile)0, &n));
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(sandbox_rules((enum sb_profile)99, NULL));
+}
+END_TEST
+
+/* core: the status the child reports, and what the kernel says */
+
+static void
+probe_status(struct probe_res *res)
+{
+	probe_enter(res, WORKER_NFDS);
+}
+
+START_TEST(test_status)
+{
+	struct probe_res res;
+
+	run_probe(probe_status, NULL, &res);
+#ifdef SANDBOX_DISABLED
+	ck_assert_int_eq(res.st.seccomp, SB_STATE_OFF);
+	ck_assert_int_eq(res.st.nnp, 0);
+	ck_assert_int_eq(res.st.landlock_abi, 0);
+#else
+	ck_assert_int_eq(res.st.seccomp, WANT_SECCOMP);
+	ck_assert_int_eq(res.st.nnp, 1);
+	ck_assert_int_eq(res.st.landlock_abi, kernel_landlock_abi());
+#endif
+}
+END_TEST
+
+#ifndef SANDBOX_DISABLED
+static void
+inspect_proc_status(pid_t pid)
+{
+	struct stat sb;
+	char path[64], buf[8192];
+
+	read_proc(pid, "status", buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "\nSeccomp:\t2\n") != NULL,
+	    "no Seccomp:\\t2 in /proc/%ld/status", (long)pid);
+	ck_assert_msg(strstr(buf, "\nNoNewPrivs:\t1\n") != NULL,
+	    "no NoNewPrivs:\\t1 in /proc/%ld/status", (long)pid);
+	/* A non-dumpable process's /proc files belong to root. */
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	if (getuid() != 0)
+		ck_assert_uint_eq(sb.st_uid, 0);
+}
+
+START_TEST(test_proc_status)
+{
+	run_probe(probe_status, inspect_proc_status, NULL);
+}
+END_TEST
+#endif
+
+/* core: what the worker does keeps working */
+
+static void
+probe_pipe_io(struct probe_res *res)
+{
+	char buf[256];
+	int p[2];
+
+	PROBE(res, pipe(p) == 0);
+	if (res->line != 0 || !probe_enter(res, WORKER_NFDS))
+		return;
+	PROBE(res, write(p[1], "line\n", 5) == 5);
+	PROBE(res, read(p[0], buf, sizeof(buf)) == 5);
+	PROBE(res, memcmp(buf, "line\n", 5) == 0);
+	PROBE(res,
+	    fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK) == 0);
+	PROBE(res, read(p[0], buf, sizeof(buf)) == -1 && errno == EAGAIN);
+	PROBE(res, close(p[1]) == 0);
+	PROBE(res, read(p[0], buf, sizeof(buf)) == 0);
+	PROBE(res, close(p[0]) == 0);
+}
+
+START_TEST(test_pipe_io)
+{
+	run_probe(probe_pipe_io, NULL, NULL);
+}
+END_TEST
+
+static void
+probe_seqpacket(struct probe_res *res)
+{
+	static char frame[BNC_FRAME_MAX], back[BNC_FRAME_MAX];
+	struct msghdr mh;
+	struct iovec iov;
+	struct pollfd pfd;
+	int sv[2];
+
+	PROBE(res, socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
+	if (res->line != 0 || !probe_enter(res, WORKER_NFDS))
+		return;
+	memset(frame, 'f', sizeof(frame));
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = frame;
+	iov.iov_len = sizeof(frame);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	pfd.fd = sv[0];
+	pfd.events = POLLOUT;
+	PROBE(res, poll(&pfd, 1, 1000) == 1 && (pfd.revents & POLLOUT));
+	PROBE(res, sendmsg(sv[0], &mh, MSG_NOSIGNAL) == sizeof(frame));
+	iov.iov_base = back;
+	iov.iov_len = sizeof(back);
+	PROBE(res, recvmsg(sv[1], &mh, 0) == sizeof(back));
+	PROBE(res, (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) == 0);
+	PROBE(res, memcmp(frame, back, sizeof(back)) == 0);
+	PROBE(res, close(sv[1]) == 0);
+	iov.iov_base = back;
+	PROBE(res, recvmsg(sv[0], &mh, 0) == 0);
+}
+
+START_TEST(test_seqpacket)
+{
+	run_probe(probe_seqpacket, NULL, NULL);
+}
+END_TEST
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+probe_memory(struct probe_res *res)
+{
+	static int ints[100000];
+	char *big, *p, *small[1000];
+	size_t i;
+
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		ints[i] = (int)((i * 2654435761U) % 1000003);
+	if (!probe_enter(res, WORKER_NFDS))
+		return;
+	PROBE(res, (big = malloc(BIG_ALLOC)) != NULL);
+	if (big == NULL)
+		return;
+	memset(big, 0xa5, BIG_ALLOC);
+	PROBE(res, (p = realloc(big, 2 * BIG_ALLOC)) != NULL);
+	if (p != NULL)
+		big = p;
+	PROBE(res, (unsigned char)big[BIG_ALLOC - 1] == 0xa5);
+	PROBE(res, (p = realloc(big, 4096)) != NULL);
+	if (p != NULL)
+		big = p;
+	free(big);
+	for (i = 0; i < 1000; i++) {
+		PROBE(res, (small[i] = malloc(16 + i * 97)) != NULL);
+		if (small[i] != NULL)
+			memset(small[i], (int)i, 16 + i * 97);
+	}
+	for (i = 0; i < 1000; i++)
+		free(small[i]);
+	/* glibc's qsort() asks sysinfo() for the memory size */
+	qsort(ints, sizeof(ints) / sizeof(ints[0]), sizeof(ints[0]), cmp_int);
+	for (i = 1; i < sizeof(ints) / sizeof(ints[0]); i++)
+		PROBE(res, ints[i - 1] <= ints[i]);
+}
+
+START_TEST(test_memory)
+{
+	run_probe(probe_memory, NULL, NULL);
+}
+END_TEST
+
+static void
+probe_clock(struct probe_res *res)
+{
+	struct timespec ts;
+	struct timeval tv;
+
+	if (!probe_enter(res, WORKER_NFDS))
+		return;
+	PROBE(res, clock_gettime(CLOCK_MONOTONIC, &ts) == 0);
+	PROBE(res,
+	    clock_gettime(CLOCK_REALTIME, &ts) == 0 && ts.tv_sec > 1700000000);
+	PROBE(res, clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0);
+	PROBE(res, gettimeofday(&tv, NULL) == 0);
+	PROBE(res, time(NULL) > 1700000000);
+	/* the raw calls, as without a vDSO */
+	PROBE(res, syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) == 0);
+	PROBE(res, syscall(SYS_gettimeofday, &tv, NULL) == 0);
+}
+
+START_TEST(test_clock)
+{
+	run_probe(probe_clock, NULL, NULL);
+}
+END_TEST
+
+struct loop_state {
+	struct event_base *base;
+	int reads, timers, signals;
+	char got[16];
+};
+
+static void
+loop_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop_state *ls = arg;
+	ssize_t n;
+
+	if ((n = read(fd, ls->got, sizeof(ls->got) - 1)) > 0)
+		ls->got[n] = '\0';
+	ls->reads++;
+	raise(SIGUSR1);
+}
+
+static void
+loop_signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct loop_state *ls = arg;
+
+	ls->signals++;
+	event_base_loopexit(ls->base, NULL);
+}
+
+static void
+loop_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop_state *ls = arg;
+
+	ls->timers++;
+}
+
+/* A libevent loop like the worker's: a read event, a timer, a signal. */
+static void
+probe_event_loop(struct probe_res *res)
+{
+	struct loop_state ls;
+	struct event *ev_read = NULL, *ev_timer = NULL;
+	struct event *ev_sig = NULL;
+	struct timeval ms = { 0, 1000 }, guard = { 10, 0 };
+	int p[2];
+
+	memset(&ls, 0, sizeof(ls));
+	PROBE(res, pipe(p) == 0);
+	PROBE(res, (ls.base = event_base_new()) != NULL);
+	if (res->line != 0)
+		return;
+	PROBE(res, strcmp(event_base_get_method(ls.base), "epoll") == 0);
+	ev_read =
+	    event_new(ls.base, p[0], EV_READ | EV_PERSIST, loop_read_cb, &ls);
+	ev_timer = evtimer_new(ls.base, loop_timer_cb, &ls);
+	ev_sig = evsignal_new(ls.base, SIGUSR1, loop_signal_cb, &ls);
+	PROBE(res, ev_read != NULL && ev_timer != NULL && ev_sig != NULL);
+	PROBE(res, evsignal_add(ev_sig, NULL) == 0);
+	if (res->line != 0 || !probe_enter(res, WORKER_NFDS))
+		return;
+	/* after the filter: events come and go on held fds */
+	PROBE(res, event_add(ev_read, NULL) == 0);
+	PROBE(res, evtimer_add(ev_timer, &ms) == 0);
+	PROBE(res, event_base_loopexit(ls.base, &guard) == 0);
+	PROBE(res, write(p[1], "ping", 4) == 4);
+	PROBE(res, event_base_dispatch(ls.base) == 0);
+	PROBE(res, ls.reads == 1);
+	PROBE(res, strcmp(ls.got, "ping") == 0);
+	PROBE(res, ls.signals == 1);
+	PROBE(res, event_del(ev_read) == 0);
+	event_free(ev_read);
+	event_free(ev_timer);
+	event_free(ev_sig);
+	event_base_free(ls.base);
+}
+
+START_TEST(test_event_loop)
+{
+	run_probe(probe_event_loop, NULL, NULL);
+}
+END_TEST
+
+/* stdio on a pipe: its fstat is refused, it must still write whole lines */
+static void
+probe_stdio(struct probe_res *res)
+{
+	FILE *f = NULL;
+	char buf[64];
+	int p[2];
+
+	PROBE(res, pipe(p) == 0);
+	PROBE(res, (f = fdopen(p[1], "w")) != NULL);
+	if (res->line != 0 || !probe_enter(res, WORKER_NFDS))
+		return;
+	PROBE(res, fprintf(f, "{\"id\":%d}\n", 7) == 9);
+	PROBE(res, fflush(f) == 0);
+	PROBE(res, read(p[0], buf, sizeof(buf)) == 9);
+	PROBE(res, memcmp(buf, "{\"id\":7}\n", 9) == 0);
+	PROBE(res, fclose(f) == 0);
+}
+
+START_TEST(test_stdio)
+{
+	run_probe(probe_stdio, NULL, NULL);
+}
+END_TEST
+
+/* abort() still reports SIGABRT, not a sandbox violation. */
+START_TEST(test_abort)
+{
+	struct sb_status st;
+	struct rlimit rl = { 0, 0 };
+
+	setrlimit(RLIMIT_CORE, &rl); /* also in a --disable-sandbox build */
+	if (sandbox_apply(SB_PROFILE_WORKER, WORKER_NFDS, &st) != 0)
+		_exit(SURVIVED);
+	abort();
+}
+END_TEST
+
+/* Check's own child ends cleanly once confined. */
+START_TEST(test_exit)
+{
+	struct sb_status st;
+
+	if (sandbox_apply(SB_PROFILE_WORKER, WORKER_NFDS, &st) != 0)
+		_exit(SURVIVED);
+	_exit(0);
+}
+END_TEST
+
+#ifndef SANDBOX_DISABLED
+/* limits */
+
+static void
+inspect_limits(pid_t pid)
+{
+	static const struct {
+		const char *row;
+		long want;
+	} rows[] = {
+		{ "Max processes", 0 },
+		{ "Max file size", 0 },
+		{ "Max core file size", 0 },
+		{ "Max open files", WORKER_NFDS },
+	};
+	char buf[8192], *line;
+	size_t i;
+	long soft, hard;
+
+	read_proc(pid, "limits", buf, sizeof(buf));
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_msg((line = strstr(buf, rows[i].row)) != NULL,
+		    "no \"%s\" in /proc/%ld/limits", rows[i].row, (long)pid);
+		line += strlen(rows[i].row);
+		ck_assert_msg(sscanf(line, " %ld %ld", &soft, &hard) == 2,
+		    "%s: cannot parse", rows[i].row);
+		ck_assert_msg(soft == rows[i].want && hard == rows[i].want,
+		    "%s: %ld %ld, want %ld", rows[i].row, soft, hard,
+		    rows[i].want);
+	}
+}
+
+START_TEST(test_rlimits)
+{
+	run_probe(probe_status, inspect_limits, NULL);
+}
+END_TEST
+
+/* RLIMIT_FSIZE 0: a regular file opened before cannot grow. */
+static void
+probe_fsize(struct probe_res *res)
+{
+	FILE *tmp;
+
+	signal(SIGXFSZ, SIG_IGN);
+	PROBE(res, (tmp = tmpfile()) != NULL);
+	if (res->line != 0 || !probe_enter(res, WORKER_NFDS))
+		return;
+	PROBE(res, write(fileno(tmp), "x", 1) == -1 && errno == EFBIG);
+}
+
+START_TEST(test_fsize)
+{
+	run_probe(probe_fsize, NULL, NULL);
+}
+END_TEST
+
+/*
+ * A client worker whose stdout is a regular file (bouncer-monitor >
+ * out.json) keeps RLIMIT_FSIZE: it must be able to write its answers.
+ */
+static void
+probe_fsize_stdout_file(struct probe_res *res)
+{
+	FILE *tmp;
+
+	signal(SIGXFSZ, SIG_IGN);
+	PROBE(res, (tmp = tmpfile()) != NULL);
+	if (res->line != 0)
+		return;
+	res->applied = -1;
+	if (dup2(fileno(tmp), STDOUT_FILENO) == -1) {
+		PROBE(res, 0);
+		return;
+	}
+	res->applied = sandbox_apply(SB_PROFILE_WORKER, WORKER_NFDS,
+	    &res->st);
+	if (res->applied != 0)
+		return;
+	PROBE(res, write(STDOUT_FILENO, "answer\n", 7) == 7);
+}
+
+START_TEST(test_fsize_stdout_file)
+{
+	run_probe(probe_fsize_stdout_file, NULL, NULL);
+}
+END_TEST
+
+/* RLIMIT_NOFILE = nfds: an fd passed over the channel cannot land. */
+static void
+probe_nofile(struct probe_res *res)
+{
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct cmsghdr *cmsg;
+	struct msghdr mh;
+	struct iovec iov;
+	char byte = 'x';
+	int sv[2], nfds;
+
+	PROBE(res, socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
+	if (res->line != 0)
+		return;
+	memset(&mh, 0, sizeof(mh));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = &byte;
+	iov.iov_len = 1;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof(cm.buf);
+	cmsg = CMSG_FIRSTHDR(&mh);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &sv[1], sizeof(int));
+	PROBE(res, sendmsg(sv[1], &mh, 0) == 1);
+	nfds = lowest_free_fd();
+	if (res->line != 0 || !probe_enter(res, nfds))
+		return;
+	memset(&cm, 0, sizeof(cm));
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof(cm.buf);
+	mh.msg_flags = 0;
+	PROBE(res, recvmsg(sv[0], &mh, 0) == 1);
+	PROBE(res, (mh.msg_flags & MSG_CTRUNC) != 0);
+}
+
+START_TEST(test_nofile)
+{
+	run_probe(probe_nofile, NULL, NULL);
+}
+END_TEST
+
+/* errors: forbidden calls kill the process */
+
+static char *const true_argv[] = { "true", NULL };
+
+static void
+k_execve(void)
+{
+	execve("/bin/true", true_argv, environ);
+}
+
+static void
+k_execveat(void)
+{
+	syscall(SYS_execveat, AT_FDCWD, "/bin/true", true_argv, environ, 0);
+}
+
+static void
+k_fork(void)
+{
+	if (fork() == 0)
+		_exit(SURVIVED);
+}
+
+static void
+k_clone(void)
+{
+	if (syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) == 0)
+		_exit(SURVIVED);
+}
+
+static void
+k_clone3(void)
+{
+#ifdef SYS_clone3
+	syscall(SYS_clone3, NULL, 0);
+#else
+	raise(SIGSYS);
+#endif
+}
+
+static void
+k_socket(void)
+{
+	socket(AF_INET, SOCK_STREAM, 0);
+}
+
+static void
+k_socketpair(void)
+{
+	int sv[2];
+
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+}
+
+static void
+k_connect(void)
+{
+	struct sockaddr_in sin;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(9);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	connect(0, (struct sockaddr *)&sin, sizeof(sin));
+}
+
+static void
+k_bind(void)
+{
+	struct sockaddr_in sin;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	bind(0, (struct sockaddr *)&sin, sizeof(sin));
+}
+
+static void
+k_listen(void)
+{
+	listen(0, 1);
+}
+
+static void
+k_accept(void)
+{
+	accept(0, NULL, NULL);
+}
+
+static void
+k_sendto(void)
+{
+	sendto(0, "x", 1, 0, NULL, 0);
+}
+
+static void
+k_open(void)
+{
+#ifdef SYS_open
+	syscall(SYS_open, "/etc/passwd", O_RDONLY);
+#else
+	raise(SIGSYS);
+#endif
+}
+
+static void
+k_openat2(void)
+{
+	uint64_t how[3] = { O_RDONLY, 0, 0 };
+
+	syscall(SYS_openat2, AT_FDCWD, "/etc/passwd", how, sizeof(how));
+}
+
+static void
+k_creat(void)
+{
+#ifdef SYS_creat
+	syscall(SYS_creat, "/tmp/bouncer-sandbox-creat", 0600);
+#else
+	raise(SIGSYS);
+#endif
+}
+
+static void
+k_stat(void)
+{
+	char sb[256];
+
+#ifdef SYS_stat
+	syscall(SYS_stat, "/etc/passwd", sb);
+#else
+	syscall(SYS_statx, AT_FDCWD, "/etc/passwd", 0, 0x7ff, sb);
+#endif
+}
+
+static void
+k_statx(void)
+{
+	char sb[256];
+
+	syscall(SYS_statx, AT_FDCWD, "/etc/passwd", 0, 0x7ff, sb);
+}
+
+static void
+k_ptrace(void)
+{
+	ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+}
+
+static pid_t kill_target; /* the Check runner, found before the sandbox */
+
+static void
+k_kill(void)
+{
+	kill(kill_target, 0);
+}
+
+static void
+k_mount(void)
+{
+	mount("none", "/tmp", "tmpfs", 0, NULL);
+}
+
+static void
+k_unshare(void)
+{
+	unshare(CLONE_NEWUSER);
+}
+
+static void
+k_prctl(void)
+{
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+static void
+k_setrlimit(void)
+{
+	struct rlimit rl = { 1024, 1024 };
+
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static void
+k_pipe(void)
+{
+	int p[2];
+
+	pipe(p);
+}
+
+static void
+k_dup(void)
+{
+	dup(0);
+}
+
+static void
+k_memfd(void)
+{
+	syscall(SYS_memfd_create, "x", 0);
+}
+
+static void
+k_mprotect(void)
+{
+	static char page[2 * 4096];
+	uintptr_t a = ((uintptr_t)page + 4095) & ~(uintptr_t)4095;
+
+	mprotect((void *)a, 4096, PROT_READ | PROT_EXEC);
+}
+
+static void
+k_seccomp(void)
+{
+	syscall(SYS_seccomp, 0, 0, NULL);
+}
+
+static void
+k_io_uring(void)
+{
+	char params[120];
+
+	memset(params, 0, sizeof(params));
+	syscall(SYS_io_uring_setup, 1, params);
+}
+
+#if defined(__x86_64__)
+/* i386 getpid through int 0x80: the filter's arch check kills it. */
+static void
+k_i386(void)
+{
+	long ret;
+
+	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(20L) : "memory");
+	(void)ret;
+}
+
+/* x32 getpid: the x32 bit must not smuggle an allowed number. */
+static void
+k_x32(void)
+{
+	syscall(0x40000000L | SYS_getpid);
+}
+#endif
+
+static const struct kill_case {
+	const char *name;
+	void (*fn)(void);
+} kill_cases[] = {
+	{ "execve", k_execve }, { "execveat", k_execveat }, { "fork", k_fork },
+	{ "clone", k_clone }, { "clone3", k_clone3 }, { "socket", k_socket },
+	{ "socketpair", k_socketpair }, { "connect", k_connect },
+	{ "bind", k_bind }, { "listen", k_listen }, { "accept", k_accept },
+	{ "sendto", k_sendto }, { "open", k_open }, { "openat2", k_openat2 },
+	{ "creat", k_creat }, { "stat", k_stat }, { "statx", k_statx },
+	{ "ptrace", k_ptrace }, { "kill", k_kill }, { "mount", k_mount },
+	{ "unshare", k_unshare }, { "prctl", k_prctl },
+	{ "setrlimit", k_setrlimit }, { "pipe", k_pipe }, { "dup", k_dup },
+	{ "memfd_create", k_memfd }, { "mprotect", k_mprotect },
+	{ "seccomp", k_seccomp }, { "io_uring_setup", k_io_uring },
+#if defined(__x86_64__)
+	{ "x32", k_x32 },
+	{ "i386 int 0x80", k_i386 }, /* last: see kill_count() */
+#endif
+};
+#define NKILL ((int)(sizeof(kill_cases) / sizeof(kill_cases[0])))
+
+/* The cases to run: the i386 one (last) only where the kernel has it. */
+static int
+kill_count(void)
+{
+#if defined(__x86_64__)
+	pid_t pid;
+	long ret;
+	int status;
+
+	if ((pid = fork()) == -1)
+		return NKILL;
+	if (pid == 0) {
+		__asm__ volatile("int $0x80" : "=a"(ret) : "a"(20L) : "memory");
+		_exit(ret == (long)getpid() ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0)
+		return NKILL;
+	fprintf(stderr,
+	    "check_sandbox: no i386 system calls here, that "
+	    "case is skipped\n");
+	return NKILL - 1;
+#else
+	return NKILL;
+#endif
+}
+
+/*
+ * Applied in Check's own child; the forbidden call is the first thing
+ * after it.  Check names the failing case by its index (_i).
+ */
+START_TEST(test_kill)
+{
+	struct sb_status st;
+
+	kill_target = getppid();
+	if (sandbox_apply(SB_PROFILE_WORKER, WORKER_NFDS, &st) != 0)
+		_exit(SURVIVED + 1);
+	kill_cases[_i].fn();
+	_exit(SURVIVED);
+}
+END_TEST
+
+/* errors: libc's probes fail politely */
+
+static void
+probe_soft_deny(struct probe_res *res)
+{
+	struct stat sb;
+	int fd, p[2], n;
+
+	PROBE(res, pipe(p) == 0);
+	if (res->line != 0 || !probe_enter(res, WORKER_NFDS))
+		return;
+	PROBE(res, open("/etc/passwd", O_RDONLY) == -1 && errno == EACCES);
+	PROBE(res,
+	    openat(AT_FDCWD, "/etc/passwd", O_RDONLY) == -1 && errno == EACCES);
+	PROBE(res, fopen("/etc/localtime", "r") == NULL && errno == EACCES);
+	PROBE(res, openat(p[0], "x", O_RDONLY) == -1 && errno == EACCES);
+	PROBE(res, stat("/etc/passwd", &sb) == -1 && errno == EACCES);
+	PROBE(res, fstatat(AT_FDCWD, "/", &sb, 0) == -1 && errno == EACCES);
+	PROBE(res, isatty(0) == 0 && errno == ENOTTY);
+	PROBE(res, ioctl(p[0], FIONREAD, &n) == -1 && errno == ENOTTY);
+	/* never an fd */
+	fd = open("/", O_RDONLY | O_DIRECTORY);
+	PROBE(res, fd == -1);
+}
+
+START_TEST(test_soft_deny)
+{
+	run_probe(probe_soft_deny, NULL, NULL);
+}
+END_TEST
+
+/* Landlock ABI >= 6: no signal to a process outside the domain. */
+static void
+probe_signal_scope(struct probe_res *res)
+{
+	pid_t ppid = getppid();
+
+	if (!probe_enter(res, WORKER_NFDS))
+		return;
+	if (res->st.landlock_abi >= 6)
+		PROBE(res,
+		    syscall(SYS_tgkill, ppid, ppid, 0) == -1 && errno == EPERM);
+	PROBE(res, syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), 0) == 0);
+}
+
+START_TEST(test_signal_scope)
+{
+	struct probe_res res;
+
+	run_probe(probe_signal_scope, NULL, &res);
+	if (kernel_landlock_abi() >= 6)
+		ck_assert_int_ge(res.st.landlock_abi, 6);
+}
+END_TEST
+#endif /* !SANDBOX_DISABLED */
+
+/* errors: refused arguments confine nothing */
+
+static int
+self_nnp(void)
+{
+	char buf[8192], *p;
+
+	read_proc(getpid(), "status", buf, sizeof(buf));
+	ck_assert_ptr_nonnull(p = strstr(buf, "\nNoNewPrivs:\t"));
+	return p[strlen("\nNoNewPrivs:\t")] - '0';
+}
+
+START_TEST(test_bad_args)
+{
+	struct sb_status st;
+	int nnp;
+
+	nnp = self_nnp();
+	memset(&st, 0xff, sizeof(st));
+	ck_assert_int_eq(sandbox_apply((enum sb_profile)0, WORKER_NFDS, &st),
+	    -BNC_ERR_INTERNAL);
+	ck_assert_int_eq(st.seccomp, SB_STATE_OFF);
+	ck_assert_int_eq(sandbox_apply(SB_PROFILE_WORKER, -1, &st),
+	    -BNC_ERR_INTERNAL);
+	ck_assert_int_eq(st.seccomp, SB_STATE_OFF);
+	ck_assert_int_eq(st.nnp, 0);
+	/* still unconfined: /proc opens, no_new_privs unchanged */
+	ck_assert_int_eq(self_nnp(), nnp);
+}
+END_TEST
+
+static Suite *
+sandbox_suite(void)
+{
+	Suite *s;
+	TCase *tc;
+
+	s = suite_create("sandbox");
+
+	tc = tcase_create("core");
+	tcase_add_test(tc, test_rules_why);
+	tcase_add_test(tc, test_rules_unique);
+	tcase_add_test(tc, test_rules_never);
+	tcase_add_test(tc, test_rules_soft);
+	tcase_add_test(tc, test_rules_unknown_profile);
+	tcase_add_test(tc, test_status);
+	tcase_add_test(tc, test_pipe_io);
+	tcase_add_test(tc, test_seqpacket);
+	tcase_add_test(tc, test_memory);
+	tcase_add_test(tc, test_clock);
+	tcase_add_test(tc, test_event_loop);
+	tcase_add_test(tc, test_stdio);
+	tcase_add_test_raise_signal(tc, test_abort, SIGABRT);
+	tcase_add_exit_test(tc, test_exit, 0);
+#ifndef SANDBOX_DISABLED
+	tcase_add_test(tc, test_proc_status);
+#endif
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("limits");
+#ifndef SANDBOX_DISABLED
+	tcase_add_test(tc, test_rlimits);
+	tcase_add_test(tc, test_fsize);
+	tcase_add_test(tc, test_fsize_stdout_file);
+	tcase_add_test(tc, test_nofile);
+#endif
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("errors");
+	tcase_add_test(tc, test_bad_args);
+#ifndef SANDBOX_DISABLED
+	tcase_add_loop_test_raise_signal(tc, test_kill, SIGSYS, 0,
+	    kill_count());
+	tcase_add_test(tc, test_soft_deny);
+	tcase_add_test(tc, test_signal_scope);
+#endif
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr;
+	int nfailed;
+
+#ifdef SANDBOX_DISABLED
+	fprintf(stderr,
+	    "check_sandbox: --disable-sandbox build: the kill, "
+	    "limit and denial tests are skipped\n");
+#endif
+	sr = srunner_create(sandbox_suite());
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	nfailed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nfailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
