@@ -1,0 +1,486 @@
+/*
+ * child.c - start, watch and reap the monitor's children (DESIGN 2, 10).
+ *
+ * Workers are exec'd fresh with the socket on fd 3 and report MSG_HELLO
+ * before anything else.  A worker that says anything else first, sends a
+ * malformed or out-of-direction frame, or dies unexpectedly ends the
+ * session.  An upstream server is not trusted either, but it only ever
+ * reaches the monitor through its worker.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "conffile.h"
+#include "err.h"
+#include "frame.h"
+#include "limits.h"
+#include "log.h"
+#include "monitor.h"
+#include "msg.h"
+#include "spawn.h"
+#include "xmalloc.h"
+
+extern char **environ;
+
+static void
+set_nonblock(int fd)
+{
+	int fl;
+
+	if ((fl = fcntl(fd, F_GETFL)) == -1 ||
+	    fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1)
+		fatal("fcntl: %s", strerror(errno));
+}
+
+/*
+ * The monitor never blocks on a child: a worker that is itself sending a
+ * large message would otherwise wait for us while we wait for it.  What
+ * the socket does not take now is queued, bounded, and sent when it is
+ * writable.  A child that stops reading past the bound ends the session.
+ */
+static int
+outq_flush(struct child *ch)
+{
+	struct outmsg *m;
+	int r;
+
+	while ((m = ch->outq) != NULL) {
+		r = frame_send_some(ch->sock, m->type, 0, m->payload, &m->off,
+		    -1);
+		if (r == -BNC_ERR_AGAIN)
+			return 0;
+		if (r < 0)
+			return r;
+		ch->outq = m->next;
+		if (ch->outq == NULL)
+			ch->outq_tail = &ch->outq;
+		ch->outq_bytes -= buf_len(m->payload);
+		buf_free(m->payload);
+		free(m);
+	}
+	return 0;
+}
+
+static void
+worker_writable(evutil_socket_t fd, short what, void *arg)
+{
+	struct child *ch = arg;
+	int r;
+
+	(void)fd;
+	(void)what;
+	if ((r = outq_flush(ch)) != 0)
+		fatal_r(r, "%s: send", ch->tag);
+	if (ch->outq == NULL)
+		event_del(ch->wev);
+}
+
+void
+child_send(struct child *ch, uint16_t type, const struct buf *b)
+{
+	struct outmsg *m;
+	size_t off = 0, cap;
+	int r;
+
+	if (ch->sock == -1)
+		return;
+	if (ch->outq == NULL) {
+		r = frame_send_some(ch->sock, type, 0, b, &off, -1);
+		if (r == 1)
+			return;
+		if (r != -BNC_ERR_AGAIN)
+			fatal_r(r, "%s: send %s", ch->tag,
+			    msg_type_name(type));
+	}
+	cap = 2 * msg_type_cap(MSG_RPC_OUT, ch->s->cfg->max_message);
+	if (ch->outq_bytes + buf_len(b) > cap)
+		fatal("%s is not reading its socket", ch->tag);
+	m = xcalloc(1, sizeof(*m));
+	m->type = type;
+	m->payload = buf_new();
+	if ((r = buf_put(m->payload, buf_ptr(b), buf_len(b))) != 0)
+		fatal_r(r, "%s: queue", ch->tag);
+	m->off = off;
+	*ch->outq_tail = m;
+	ch->outq_tail = &m->next;
+	ch->outq_bytes += buf_len(b);
+	if (event_add(ch->wev, NULL) == -1)
+		fatal("event_add");
+}
+
+/*
+ * For shutdown: what is queued must reach the child first, but a child
+ * that does not read gets BNC_KILL_GRACE_MS, not forever.  Returns 0, or
+ * -1 if it gave up.
+ */
+int
+child_flush_blocking(struct child *ch)
+{
+	struct pollfd pfd;
+	int r;
+
+	while (ch->outq != NULL) {
+		if ((r = outq_flush(ch)) != 0)
+			return -1;
+		if (ch->outq == NULL)
+			break;
+		pfd.fd = ch->sock;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, BNC_KILL_GRACE_MS) <= 0)
+			return -1;
+	}
+	if (ch->wev != NULL)
+		event_del(ch->wev);
+	return 0;
+}
+
+/* The first frame of a worker must say it is sandboxed. */
+int
+session_hello(struct child *ch, struct frame_msg *m, int role)
+{
+	struct msg_hello h;
+	int r;
+
+	if (m->type != MSG_HELLO)
+		fatal("%s: sent %s before hello", ch->tag,
+		    msg_type_name(m->type));
+	if ((r = msg_hello_get(m->payload, &h)) != 0)
+		fatal_r(r, "%s: bad hello", ch->tag);
+	if (h.role != role || h.pid != (uint32_t)ch->pid)
+		fatal("%s: hello for the wrong role or process", ch->tag);
+#ifndef SANDBOX_DISABLED
+	if (h.sandbox != SB_STATE_ON && h.sandbox != SB_STATE_DEBUG)
+		fatal("%s: reports no sandbox", ch->tag);
+#endif
+	ch->hello = 1;
+	ch->sandbox = h.sandbox;
+	debug("%s: sandboxed (seccomp %d, landlock ABI %u)", ch->tag,
+	    h.sandbox, h.landlock_abi);
+	return 0;
+}
+
+void
+session_log_frame(struct child *ch, struct frame_msg *m)
+{
+	struct msg_log l;
+	int r;
+
+	if ((r = msg_log_get(m->payload, &l)) != 0)
+		fatal_r(r, "%s: bad log frame", ch->tag);
+	do_log(l.level == LOG_LEVEL_FATAL ? LOG_LEVEL_ERROR : l.level,
+	    NULL, 0, "%s: %s", ch->tag, l.line);
+	msg_log_free(&l);
+}
+
+static void
+worker_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct child *ch = arg;
+	struct frame_msg m;
+	int r;
+
+	(void)fd;
+	(void)what;
+	/* A handler may shut this worker down: stop once its socket is gone. */
+	while (ch->sock != -1) {
+		memset(&m, 0, sizeof(m));
+		m.fd = -1;
+		r = frame_recv(ch->sock, &ch->rx, &m);
+		if (r == -BNC_ERR_AGAIN || r == 0) {
+			if (r == 0)
+				continue;
+			return;
+		}
+		if (r == -BNC_ERR_EOF) {
+			/* It is exiting; child_reap() decides what that means. */
+			event_del(ch->ev);
+			return;
+		}
+		if (r == -BNC_ERR_SYS)
+			fatal("%s: receive: %s", ch->tag, strerror(errno));
+		if (r < 0)
+			fatal_r(r, "%s: protocol fault", ch->tag);
+		if (m.fd != -1)
+			fatal("%s: unexpected file descriptor", ch->tag);
+		if (!ch->hello) {
+			session_hello(ch, &m, ch->kind == CHILD_WORKER_CLIENT ?
+			    ROLE_WORKER_CLIENT : ROLE_WORKER_UPSTREAM);
+			if (ch->up != NULL && ch->s->state == SESSION_INIT)
+				upstream_start(ch->up);
+		} else if (m.type == MSG_LOG)
+			session_log_frame(ch, &m);
+		else if (ch->kind == CHILD_WORKER_CLIENT)
+			mon_client_frame(ch->s, &m);
+		else
+			mon_upstream_frame(ch->up, &m);
+		frame_msg_clear(&m);
+	}
+}
+
+int
+child_spawn_worker(struct session *s, struct child *ch, int role,
+    const char *upname, int fd_in, int fd_out)
+{
+	struct spawn_spec sp;
+	char *argv[12], *envp[1] = { NULL };
+	char path[BNC_PATH_MAX], maxs[32], lvl[8];
+	int sv[2], i = 0, r;
+
+	if (snprintf(path, sizeof(path), "%s/bouncer-worker", s->libexec) >=
+	    (int)sizeof(path))
+		return -BNC_ERR_TOO_LARGE;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+		return -BNC_ERR_SYS;
+	snprintf(maxs, sizeof(maxs), "%zu", s->cfg->max_message);
+	snprintf(lvl, sizeof(lvl), "%d", (int)log_get_level());
+	argv[i++] = "bouncer-worker";
+	argv[i++] = "-r";
+	argv[i++] = role == ROLE_WORKER_CLIENT ? "client" : "upstream";
+	if (upname != NULL) {
+		argv[i++] = "-n";
+		argv[i++] = (char *)(uintptr_t)upname;
+	}
+	argv[i++] = "-m";
+	argv[i++] = maxs;
+	argv[i++] = "-d";
+	argv[i++] = lvl;
+	argv[i] = NULL;
+	spawn_spec_init(&sp);
+	sp.path = path;
+	sp.argv = argv;
+	sp.envp = envp;		/* a worker needs nothing from us */
+	sp.fd_in = fd_in;
+	sp.fd_out = fd_out;
+	sp.fd_chan = sv[1];
+	if ((r = spawn_child(&sp, &ch->pid)) != 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return r;
+	}
+	close(sv[1]);
+	ch->sock = sv[0];
+	ch->s = s;
+	set_nonblock(ch->sock);
+	frame_rx_init(&ch->rx, MSG_DIR_WORKER_TO_MONITOR, s->cfg->max_message);
+	ch->ev = event_new(s->base, ch->sock, EV_READ | EV_PERSIST,
+	    worker_readable, ch);
+	ch->wev = event_new(s->base, ch->sock, EV_WRITE | EV_PERSIST,
+	    worker_writable, ch);
+	ch->outq = NULL;
+	ch->outq_tail = &ch->outq;
+	if (ch->ev == NULL || ch->wev == NULL || event_add(ch->ev, NULL) == -1)
+		fatal("event_new");
+	debug("%s: started, pid %ld", ch->tag, (long)ch->pid);
+	return 0;
+}
+
+/* The upstream's environment: ours without bouncer's own secrets. */
+static char **
+upstream_env(const struct upstream_cfg *u)
+{
+	char **env;
+	size_t n = 0, i, j, k;
+
+	for (i = 0; environ[i] != NULL; i++)
+		;
+	env = xcalloc(i + u->nenv + 1, sizeof(*env));
+	for (i = 0; environ[i] != NULL; i++) {
+		if (strncmp(environ[i], "BOUNCER_", 8) == 0)
+			continue;
+		for (j = 0; j < u->nenv; j++) {
+			k = strcspn(u->env[j], "=");
+			if (strncmp(environ[i], u->env[j], k + 1) == 0)
+				break;
+		}
+		if (j == u->nenv)
+			env[n++] = environ[i];
+	}
+	for (j = 0; j < u->nenv; j++)
+		env[n++] = u->env[j];
+	env[n] = NULL;
+	return env;
+}
+
+int
+child_spawn_upstream(struct session *s, struct upstream *up)
+{
+	const struct upstream_cfg *u = up->cfg;
+	struct spawn_spec sp;
+	char **argv = NULL, **env = NULL;
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, r = -BNC_ERR_SYS;
+	size_t i;
+
+	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1)
+		goto out;
+	argv = xcalloc(u->nargs + 2, sizeof(*argv));
+	argv[0] = u->command;
+	for (i = 0; i < u->nargs; i++)
+		argv[i + 1] = u->args[i];
+	env = upstream_env(u);
+	spawn_spec_init(&sp);
+	sp.path = u->command;
+	sp.argv = argv;
+	sp.envp = env;
+	sp.cwd = u->cwd;
+	sp.fd_in = in[0];
+	sp.fd_out = out[1];
+	if ((r = spawn_child(&sp, &up->proc.pid)) != 0)
+		goto out;
+	debug("%s: started, pid %ld", up->proc.tag, (long)up->proc.pid);
+	close(in[0]);
+	close(out[1]);
+	in[0] = out[1] = -1;
+	up->in_fd = in[1];
+	in[1] = -1;
+	set_nonblock(up->in_fd);
+	r = child_spawn_worker(s, &up->worker, ROLE_WORKER_UPSTREAM, up->name,
+	    out[0], SPAWN_DEVNULL);
+ out:
+	if (r != 0)
+		error("upstream %s: cannot start %s: %s", up->name,
+		    u->command, strerror(errno));
+	for (i = 0; i < 2; i++) {
+		if (in[i] != -1)
+			close(in[i]);
+		if (out[i] != -1)
+			close(out[i]);
+	}
+	free(argv);
+	free(env);
+	return r;
+}
+
+static const char *
+describe_status(int st, char *buf, size_t len)
+{
+	if (WIFEXITED(st))
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
+		snprintf(buf, len, "was killed by SIGSYS: sandbox violation");
+	else if (WIFSIGNALED(st))
+		snprintf(buf, len, "was killed by signal %d", WTERMSIG(st));
+	else
+		snprintf(buf, len, "stopped (status 0x%x)", st);
+	return buf;
+}
+
+static struct child *
+child_by_pid(struct session *s, pid_t pid)
+{
+	size_t i;
+
+	if (s->client.pid == pid)
+		return &s->client;
+	for (i = 0; i < s->nups; i++) {
+		if (s->ups[i].proc.pid == pid)
+			return &s->ups[i].proc;
+		if (s->ups[i].worker.pid == pid)
+			return &s->ups[i].worker;
+	}
+	return NULL;
+}
+
+void
+child_reap(struct session *s)
+{
+	struct child *ch;
+	char desc[128];
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if ((ch = child_by_pid(s, pid)) == NULL)
+			continue;
+		ch->pid = 0;
+		ch->status = st;
+		describe_status(st, desc, sizeof(desc));
+		if (ch->kind == CHILD_UPSTREAM) {
+			if (s->state == SESSION_CLOSING)
+				debug("%s %s", ch->tag, desc);
+			else
+				logit("%s %s", ch->tag, desc);
+			continue;
+		}
+		/* A worker may only leave when we told it to. */
+		if (!s->force_close && (s->state != SESSION_CLOSING ||
+		    ch->sock != -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0))
+			fatal("%s %s", ch->tag, desc);
+		debug("%s %s", ch->tag, desc);
+	}
+}
+
+void
+child_kill_all(struct session *s, int sig)
+{
+	size_t i;
+
+	if (s->client.pid > 0)
+		kill(s->client.pid, sig);
+	for (i = 0; i < s->nups; i++) {
+		if (s->ups[i].proc.pid > 0)
+			kill(s->ups[i].proc.pid, sig);
+		if (s->ups[i].worker.pid > 0)
+			kill(s->ups[i].worker.pid, sig);
+	}
+}
+
+int
+child_all_exited(struct session *s)
+{
+	size_t i;
+
+	if (s->client.pid > 0)
+		return 0;
+	for (i = 0; i < s->nups; i++)
+		if (s->ups[i].proc.pid > 0 || s->ups[i].worker.pid > 0)
+			return 0;
+	return 1;
+}
+
+/* For cleanup_exit(): reap without judging, never calling fatal(). */
+void
+child_reap_quiet(struct session *s)
+{
+	struct child *ch;
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+		if ((ch = child_by_pid(s, pid)) != NULL)
+			ch->pid = 0;
+}
+
+void
+child_reap_wait(struct session *s)
+{
+	struct child *ch;
+	pid_t pid;
+	int st;
+
+	if ((pid = waitpid(-1, &st, 0)) > 0) {
+		if ((ch = child_by_pid(s, pid)) != NULL)
+			ch->pid = 0;
+	} else if (pid == -1 && errno == ECHILD) {
+		/* Nothing left to wait for: forget them all. */
+		size_t i;
+
+		s->client.pid = 0;
+		for (i = 0; i < s->nups; i++)
+			s->ups[i].proc.pid = s->ups[i].worker.pid = 0;
+	}
+}

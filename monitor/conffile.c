@@ -1,0 +1,384 @@
+/*
+ * conffile.c - load and check bouncer.yaml.
+ *
+ * Keys are tables: each known key has a handler; anything else is an
+ * error naming file, line and key.  Keys that later releases give meaning
+ * are accepted only with the type they will have.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conffile.h"
+#include "err.h"
+#include "limits.h"
+#include "xmalloc.h"
+#include "yaml-tree.h"
+
+struct cfg_ctx {
+	struct config	*c;
+	const char	*path;
+	char		*err;
+	size_t		 errlen;
+};
+
+static int __attribute__((format(printf, 4, 5)))
+cfail(struct cfg_ctx *x, const struct ynode *n, const char *key,
+    const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(x->err, x->errlen, "%s:%lu: %s: %s", x->path,
+	    n != NULL ? n->line : 0, key, msg);
+	return -BNC_ERR_CONFIG;
+}
+
+int
+config_upstream_name_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > BNC_UPSTREAM_NAME_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
+		    s[i] != '-')
+			return 0;
+	return 1;
+}
+
+static int
+get_string(struct cfg_ctx *x, const struct ynode *v, const char *key,
+    size_t max, char **out)
+{
+	const char *s;
+
+	if (ynode_string(v, &s) != 0)
+		return cfail(x, v, key, "must be a string, not %s",
+		    ynode_type_name(v));
+	if (strlen(s) > max)
+		return cfail(x, v, key, "longer than %zu bytes",
+		    max);
+	free(*out);
+	*out = xstrdup(s);
+	return 0;
+}
+
+static int
+key_state_dir(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	return get_string(x, v, key, BNC_PATH_MAX, &x->c->state_dir);
+}
+
+static int
+key_max_message(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	long long n;
+
+	if (ynode_int(v, BNC_MSG_MAX_LOWEST, BNC_MSG_MAX_HIGHEST, &n) != 0)
+		return cfail(x, v, key, "must be an integer from 4096 to "
+		    "268435456");
+	x->c->max_message = (size_t)n;
+	return 0;
+}
+
+static int
+check_type(struct cfg_ctx *x, const struct ynode *v, const char *key,
+    enum ynode_type t)
+{
+	static const char *const names[] = {
+		[YNODE_SCALAR] = "a scalar",
+		[YNODE_SEQUENCE] = "a list",
+		[YNODE_MAPPING] = "a mapping",
+	};
+
+	if (v == NULL || v->type != t)
+		return cfail(x, v, key, "must be %s", names[t]);
+	return 0;
+}
+
+static int
+check_string_list(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	size_t i;
+	int r;
+
+	if ((r = check_type(x, v, key, YNODE_SEQUENCE)) != 0)
+		return r;
+	for (i = 0; i < v->n; i++)
+		if (v->items[i]->type != YNODE_SCALAR)
+			return cfail(x, v->items[i], key,
+			    "entries must be strings");
+	return 0;
+}
+
+/* Reserved keys: checked for shape now, given meaning by later releases. */
+static int
+key_mapping(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	return check_type(x, v, key, YNODE_MAPPING);
+}
+
+static int
+key_scalar(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	return check_type(x, v, key, YNODE_SCALAR);
+}
+
+static int
+key_string_list(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	return check_string_list(x, v, key);
+}
+
+static char **
+string_vec(const struct ynode *v, size_t *np)
+{
+	char **vec;
+	size_t i;
+
+	vec = xcalloc(v->n + 1, sizeof(*vec));
+	for (i = 0; i < v->n; i++)
+		vec[i] = xstrdup(v->items[i]->scalar);
+	*np = v->n;
+	return vec;
+}
+
+static int
+upstream_one(struct cfg_ctx *x, const struct ynode *k, const struct ynode *v,
+    struct upstream_cfg *u)
+{
+	const struct ynode *uk, *uv;
+	char key[BNC_UPSTREAM_NAME_MAX + 64];
+	size_t i, j;
+	int r;
+
+	u->name = xstrdup(k->scalar);
+	if (!config_upstream_name_ok(u->name))
+		return cfail(x, k, "upstreams", "bad upstream name \"%s\" "
+		    "(1 to 64 of A-Z a-z 0-9 _ -)", u->name);
+	if (v->type != YNODE_MAPPING)
+		return cfail(x, v, "upstreams", "\"%s\" must be a mapping",
+		    u->name);
+	for (i = 0; i < v->n; i += 2) {
+		uk = v->items[i];
+		uv = v->items[i + 1];
+		snprintf(key, sizeof(key), "upstreams.%s.%s", u->name,
+		    uk->scalar);
+		if (strcmp(uk->scalar, "command") == 0) {
+			if ((r = get_string(x, uv, key, BNC_PATH_MAX,
+			    &u->command)) != 0)
+				return r;
+			if (u->command[0] == '\0')
+				return cfail(x, uv, key, "is empty");
+		} else if (strcmp(uk->scalar, "args") == 0) {
+			if ((r = check_string_list(x, uv, key)) != 0)
+				return r;
+			if (uv->n > BNC_ARGV_MAX - 2)
+				return cfail(x, uv, key, "too many");
+			for (j = 0; j < uv->n; j++)
+				if (strlen(uv->items[j]->scalar) >
+				    BNC_ARG_LEN_MAX)
+					return cfail(x, uv->items[j], key,
+					    "argument too long");
+			u->args = string_vec(uv, &u->nargs);
+		} else if (strcmp(uk->scalar, "env") == 0) {
+			if ((r = check_type(x, uv, key, YNODE_MAPPING)) != 0)
+				return r;
+			if (uv->n / 2 > BNC_ENV_MAX)
+				return cfail(x, uv, key, "too many");
+			u->env = xcalloc(uv->n / 2 + 1, sizeof(*u->env));
+			for (j = 0; j < uv->n; j += 2) {
+				const struct ynode *ek = uv->items[j];
+				const struct ynode *ev = uv->items[j + 1];
+
+				if (ev->type != YNODE_SCALAR)
+					return cfail(x, ev, key, "value of "
+					    "%s must be a string", ek->scalar);
+				if (ek->scalar[0] == '\0' ||
+				    strchr(ek->scalar, '=') != NULL)
+					return cfail(x, ek, key, "bad "
+					    "variable name \"%s\"", ek->scalar);
+				if (strlen(ek->scalar) + strlen(ev->scalar) >
+				    BNC_ARG_LEN_MAX)
+					return cfail(x, ev, key, "value of "
+					    "%s too long", ek->scalar);
+				xasprintf(&u->env[u->nenv++], "%s=%s",
+				    ek->scalar, ev->scalar);
+			}
+		} else if (strcmp(uk->scalar, "cwd") == 0) {
+			if ((r = get_string(x, uv, key, BNC_PATH_MAX,
+			    &u->cwd)) != 0)
+				return r;
+		} else if (strcmp(uk->scalar, "namespace") == 0) {
+			if (ynode_bool(uv, &u->namespace) != 0)
+				return cfail(x, uv, key, "must be true or "
+				    "false");
+		} else
+			return cfail(x, uk, key, "unknown key");
+	}
+	if (u->command == NULL)
+		return cfail(x, k, "upstreams", "\"%s\" has no command",
+		    u->name);
+	return 0;
+}
+
+static int
+key_upstreams(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	struct config *c = x->c;
+	size_t i;
+	int r;
+
+	if ((r = check_type(x, v, key, YNODE_MAPPING)) != 0)
+		return r;
+	if (v->n / 2 > BNC_UPSTREAMS_MAX)
+		return cfail(x, v, key, "more than 32 upstreams");
+	c->ups = xcalloc(v->n / 2 + 1, sizeof(*c->ups));
+	for (i = 0; i < v->n; i += 2) {
+		r = upstream_one(x, v->items[i], v->items[i + 1],
+		    &c->ups[c->nups++]);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+struct cfg_key {
+	const char	*name;
+	int		(*fn)(struct cfg_ctx *, const struct ynode *,
+			    const char *);
+};
+
+static const struct cfg_key cfg_keys[] = {
+	{ "state_dir",		key_state_dir },
+	{ "max_message",	key_max_message },
+	{ "upstreams",		key_upstreams },
+	/* reserved for the contract engine, governance and carriers */
+	{ "audit",		key_mapping },
+	{ "policy",		key_scalar },
+	{ "packs",		key_string_list },
+	{ "registry",		key_scalar },
+	{ "consent",		key_mapping },
+	{ "asks",		key_mapping },
+	{ "forbidden_tools",	key_string_list },
+	{ "work",		key_mapping },
+};
+
+void
+config_defaults(struct config *c)
+{
+	const char *xdg, *home;
+
+	memset(c, 0, sizeof(*c));
+	c->max_message = BNC_MSG_MAX_DEFAULT;
+	if ((xdg = getenv("XDG_STATE_HOME")) != NULL && *xdg == '/')
+		xasprintf(&c->state_dir, "%s/bouncer", xdg);
+	else if ((home = getenv("HOME")) != NULL && *home == '/')
+		xasprintf(&c->state_dir, "%s/.local/state/bouncer", home);
+	else
+		c->state_dir = xstrdup("/var/lib/bouncer");
+}
+
+int
+config_load(struct config *c, const char *path, char *errbuf, size_t errlen)
+{
+	struct cfg_ctx x = { c, path, errbuf, errlen };
+	struct ynode *root = NULL;
+	const struct ynode *k;
+	size_t i, j;
+	int r;
+
+	if ((r = yaml_load_file(path, BNC_CONFIG_MAX, &root, errbuf,
+	    errlen)) != 0)
+		goto out;
+	free(c->path);
+	c->path = xstrdup(path);
+	if (root == NULL)
+		goto out;		/* an empty file: defaults */
+	if (root->type != YNODE_MAPPING) {
+		r = cfail(&x, root, "(top level)", "must be a mapping, not %s",
+		    ynode_type_name(root));
+		goto out;
+	}
+	for (i = 0; i < root->n; i += 2) {
+		k = root->items[i];
+		for (j = 0; j < sizeof(cfg_keys) / sizeof(cfg_keys[0]); j++)
+			if (strcmp(k->scalar, cfg_keys[j].name) == 0)
+				break;
+		if (j == sizeof(cfg_keys) / sizeof(cfg_keys[0])) {
+			r = cfail(&x, k, k->scalar, "unknown key");
+			goto out;
+		}
+		if ((r = cfg_keys[j].fn(&x, root->items[i + 1],
+		    k->scalar)) != 0)
+			goto out;
+	}
+ out:
+	ynode_free(root);
+	return r;
+}
+
+static void
+upstream_cfg_free(struct upstream_cfg *u)
+{
+	size_t i;
+
+	free(u->name);
+	free(u->command);
+	for (i = 0; i < u->nargs; i++)
+		free(u->args[i]);
+	free(u->args);
+	for (i = 0; i < u->nenv; i++)
+		free(u->env[i]);
+	free(u->env);
+	free(u->cwd);
+	memset(u, 0, sizeof(*u));
+}
+
+void
+config_set_command(struct config *c, const char *name, char **argv)
+{
+	struct upstream_cfg *u;
+	size_t i, n;
+
+	for (i = 0; i < c->nups; i++)
+		upstream_cfg_free(&c->ups[i]);
+	free(c->ups);
+	c->ups = xcalloc(1, sizeof(*c->ups));
+	c->nups = 1;
+	u = &c->ups[0];
+	u->name = xstrdup(name);
+	u->command = xstrdup(argv[0]);
+	for (n = 0; argv[n + 1] != NULL; n++)
+		;
+	u->args = xcalloc(n + 1, sizeof(*u->args));
+	for (i = 0; i < n; i++)
+		u->args[i] = xstrdup(argv[i + 1]);
+	u->nargs = n;
+}
+
+void
+config_free(struct config *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->nups; i++)
+		upstream_cfg_free(&c->ups[i]);
+	free(c->ups);
+	free(c->state_dir);
+	free(c->path);
+	memset(c, 0, sizeof(*c));
+}

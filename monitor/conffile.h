@@ -1,0 +1,44 @@
+/*
+ * conffile.h - bouncer.yaml (bouncer.yaml(5)).
+ *
+ * Read once at start-up by the monitor.  Every error names the file, the
+ * line and the key, and the monitor refuses to start.
+ */
+#ifndef BNC_CONFFILE_H
+#define BNC_CONFFILE_H
+
+#include <stddef.h>
+
+struct upstream_cfg {
+	char		 *name;
+	char		 *command;
+	char		**args;		/* NULL-terminated argv[1..] */
+	size_t		  nargs;
+	char		**env;		/* "K=V", NULL-terminated */
+	size_t		  nenv;
+	char		 *cwd;
+	int		  namespace;
+};
+
+struct config {
+	char			*path;		/* NULL: built-in defaults */
+	char			*state_dir;
+	size_t			 max_message;
+	struct upstream_cfg	*ups;
+	size_t			 nups;
+};
+
+/* Built-in defaults; state_dir from the environment (XDG). */
+void	config_defaults(struct config *);
+/*
+ * Load path into c (after config_defaults).  Returns 0 or -BNC_ERR_CONFIG
+ * with "FILE:LINE: message" in errbuf.
+ */
+int	config_load(struct config *, const char *path, char *errbuf,
+	    size_t errlen);
+/* Replace the upstreams with a single command-line one. */
+void	config_set_command(struct config *, const char *name, char **argv);
+int	config_upstream_name_ok(const char *);
+void	config_free(struct config *);
+
+#endif /* BNC_CONFFILE_H */

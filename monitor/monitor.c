@@ -1,0 +1,426 @@
+/*
+ * monitor.c - bouncer-monitor: start-up, supervision and shutdown.
+ *
+ * The monitor holds the session's state and every decision; it parses
+ * no JSON from a client, an upstream or a web API (DESIGN 2).  It execs
+ * a sandboxed worker for the client's stdio and one for each upstream's
+ * stdout, writes the upstreams' stdin itself, and ends the session —
+ * children reaped, exit non-zero — when a child breaks protocol.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "buf.h"
+#include "conffile.h"
+#include "err.h"
+#include "limits.h"
+#include "log.h"
+#include "monitor.h"
+#include "msg.h"
+#include "spawn.h"
+#include "xmalloc.h"
+
+static struct session *the_session;
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: bouncer-monitor [-dtv] [-f config] "
+	    "[-P policy] [-n name] [-- command [arg ...]]\n");
+	exit(1);
+}
+
+/* fatal() ends here: children are killed and reaped, never orphaned. */
+void
+cleanup_exit(int code)
+{
+	struct session *s = the_session;
+	int i;
+
+	if (s != NULL) {
+		s->state = SESSION_CLOSING;
+		child_kill_all(s, SIGTERM);
+		for (i = 0; i < 100 && !child_all_exited(s); i++) {
+			usleep(10000);
+			child_reap_quiet(s);
+		}
+		child_kill_all(s, SIGKILL);
+		while (!child_all_exited(s))
+			child_reap_wait(s);
+	}
+	_exit(code);
+}
+
+static void
+log_cleanup(int code)
+{
+	cleanup_exit(code);
+}
+
+static void
+send_shutdown(struct child *ch)
+{
+	struct buf *b;
+
+	if (ch->sock == -1 || ch->pid == 0)
+		return;
+	b = buf_new();
+	msg_empty_put(b);
+	child_send(ch, MSG_SHUTDOWN, b);
+	buf_free(b);
+	if (child_flush_blocking(ch) != 0) {
+		error("%s does not read its socket; killing it", ch->tag);
+		ch->s->force_close = 1;
+		kill(ch->pid, SIGKILL);
+	}
+	/* From now on its exit is expected and its socket unused. */
+	event_del(ch->ev);
+	close(ch->sock);
+	ch->sock = -1;
+}
+
+/*
+ * Once every upstream is gone and its worker has read all it wrote, let
+ * the workers go, client last: its socket still carries their answers.
+ */
+void
+session_closing_progress(struct session *s)
+{
+	size_t i;
+
+	if (s->state != SESSION_CLOSING)
+		return;
+	for (i = 0; i < s->nups && !s->force_close; i++)
+		if (s->ups[i].proc.pid > 0 || (s->ups[i].worker.pid > 0 &&
+		    !s->ups[i].worker.input_eof))
+			return;
+	for (i = 0; i < s->nups; i++)
+		send_shutdown(&s->ups[i].worker);
+	send_shutdown(&s->client);
+	if (child_all_exited(s))
+		event_base_loopexit(s->base, NULL);
+}
+
+static void
+grace_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct session *s = arg;
+	struct timeval tv = { BNC_KILL_GRACE_MS / 1000,
+	    (BNC_KILL_GRACE_MS % 1000) * 1000 };
+	size_t i;
+	int sig;
+
+	(void)fd;
+	(void)what;
+	if (s->grace_stage >= 2) {
+		/* Something still holds an upstream's output open. */
+		error("children did not finish in time; forcing shutdown");
+		s->force_close = 1;
+		session_closing_progress(s);
+		child_kill_all(s, SIGKILL);
+		return;
+	}
+	sig = s->grace_stage++ == 0 ? SIGTERM : SIGKILL;
+	for (i = 0; i < s->nups; i++)
+		if (s->ups[i].proc.pid > 0) {
+			verbose("%s: sending %s", s->ups[i].proc.tag,
+			    sig == SIGTERM ? "SIGTERM" : "SIGKILL");
+			kill(s->ups[i].proc.pid, sig);
+		}
+	evtimer_add(s->grace_timer, &tv);
+}
+
+void
+session_end(struct session *s, int code)
+{
+	struct timeval tv = { BNC_KILL_GRACE_MS / 1000,
+	    (BNC_KILL_GRACE_MS % 1000) * 1000 };
+	size_t i;
+
+	if (s->state == SESSION_CLOSING)
+		return;
+	if (code > s->exit_code)
+		s->exit_code = code;
+	s->state = SESSION_CLOSING;
+	for (i = 0; i < s->nups; i++)
+		upstream_close_input(&s->ups[i]);
+	evtimer_add(s->grace_timer, &tv);
+	session_closing_progress(s);
+}
+
+/*
+ * After the client's EOF, everything it sent is delivered: a start-up in
+ * progress completes and the requests queued behind it are forwarded.
+ * Then each upstream gets EOF too and, like any server, decides itself
+ * what it still answers before it exits; its answers still reach the
+ * client, and no error is made up for what it leaves unanswered.
+ */
+void
+session_check_drained(struct session *s)
+{
+	if (s->state != SESSION_DRAIN)
+		return;
+	if (s->init_id.type != RPC_ID_NONE || s->nqueued > 0)
+		return;
+	debug("client input drained");
+	session_end(s, 0);
+}
+
+static void
+on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct session *s = arg;
+
+	(void)what;
+	if (sig == SIGCHLD) {
+		child_reap(s);
+		session_closing_progress(s);
+		return;
+	}
+	logit("received signal %d; shutting down", (int)sig);
+	session_end(s, 0);
+}
+
+static void
+start_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct session *s = arg;
+	size_t i;
+
+	(void)fd;
+	(void)what;
+	for (i = 0; i < s->nups; i++)
+		if (!s->ups[i].worker.hello || !s->client.hello)
+			fatal("a worker did not report ready in time");
+	if (s->state != SESSION_INIT && s->state != SESSION_DRAIN)
+		return;
+	for (i = 0; i < s->nups; i++)
+		if (s->ups[i].state != UP_READY && s->ups[i].state != UP_FAILED)
+			upstream_fail(&s->ups[i], "no answer during start-up "
+			    "(timeout)");
+}
+
+/* Helpers only from a directory nobody else can write (DESIGN 2). */
+static const char *
+libexec_dir(void)
+{
+	const char *dir = BNC_LIBEXECDIR, *env;
+	struct stat st;
+
+	if (getuid() == geteuid() && getgid() == getegid() &&
+	    (env = getenv("BOUNCER_LIBEXEC")) != NULL && *env != '\0')
+		dir = env;
+	if (stat(dir, &st) == -1)
+		fatal("helper directory %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode) || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		fatal("helper directory %s is not a directory or is "
+		    "writable by others", dir);
+	return dir;
+}
+
+static int
+file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* -f, else $XDG_CONFIG_HOME/bouncer/bouncer.yaml, else the system one. */
+static char *
+default_config(void)
+{
+	const char *xdg, *home;
+	char *p = NULL;
+
+	if ((xdg = getenv("XDG_CONFIG_HOME")) != NULL && *xdg == '/')
+		xasprintf(&p, "%s/bouncer/bouncer.yaml", xdg);
+	else if ((home = getenv("HOME")) != NULL && *home == '/')
+		xasprintf(&p, "%s/.config/bouncer/bouncer.yaml", home);
+	if (p != NULL && file_exists(p))
+		return p;
+	free(p);
+	xasprintf(&p, "%s/bouncer/bouncer.yaml", BNC_SYSCONFDIR);
+	if (file_exists(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+static void
+stdio_to_devnull(void)
+{
+	int fd;
+
+	if ((fd = open("/dev/null", O_RDWR)) == -1)
+		fatal("/dev/null: %s", strerror(errno));
+	if (dup2(fd, STDIN_FILENO) == -1 || dup2(fd, STDOUT_FILENO) == -1)
+		fatal("dup2: %s", strerror(errno));
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+static struct event *
+signal_event(struct session *s, int sig)
+{
+	struct event *ev;
+
+	if ((ev = evsignal_new(s->base, sig, on_signal, s)) == NULL ||
+	    event_add(ev, NULL) == -1)
+		fatal("evsignal_new");
+	return ev;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct config cfg;
+	struct session sess;
+	struct timeval tv = { BNC_HELLO_TIMEOUT_S, 0 };
+	enum bnc_loglevel level = LOG_LEVEL_INFO;
+	const char *cfgpath = NULL, *name = "upstream", *env;
+	char err[1024], *defpath = NULL;
+	int ch, test = 0, r;
+	size_t i;
+
+	log_init("bouncer-monitor", level);
+	while ((ch = getopt(argc, argv, "+dtvf:P:n:")) != -1) {
+		switch (ch) {
+		case 'd':
+			if (level < LOG_LEVEL_DEBUG1)
+				level = LOG_LEVEL_DEBUG1;
+			else if (level < LOG_LEVEL_DEBUG3)
+				level++;
+			break;
+		case 'v':
+			if (level < LOG_LEVEL_VERBOSE)
+				level = LOG_LEVEL_VERBOSE;
+			break;
+		case 't':
+			test = 1;
+			break;
+		case 'f':
+			cfgpath = optarg;
+			break;
+		case 'P':
+			fprintf(stderr, "bouncer-monitor: -P: policies arrive "
+			    "with the contract engine; not in this release\n");
+			exit(1);
+		case 'n':
+			name = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	log_set_level(level);
+
+	config_defaults(&cfg);
+	if (cfgpath == NULL)
+		cfgpath = defpath = default_config();
+	if (cfgpath != NULL && (r = config_load(&cfg, cfgpath, err,
+	    sizeof(err))) != 0) {
+		fprintf(stderr, "bouncer-monitor: %s\n", err);
+		exit(1);
+	}
+	if ((env = getenv("BOUNCER_STATE_DIR")) != NULL && *env != '\0' &&
+	    getuid() == geteuid() && getgid() == getegid()) {
+		free(cfg.state_dir);
+		cfg.state_dir = xstrdup(env);
+	}
+	if (argc > 0) {
+		if (!config_upstream_name_ok(name)) {
+			fprintf(stderr, "bouncer-monitor: -n: bad upstream "
+			    "name \"%s\"\n", name);
+			exit(1);
+		}
+		config_set_command(&cfg, name, argv);
+	}
+	if (cfg.nups == 0) {
+		fprintf(stderr, "bouncer-monitor: no upstream configured "
+		    "(give one after -- or in %s)\n",
+		    cfgpath != NULL ? cfgpath : "bouncer.yaml");
+		exit(1);
+	}
+	if (test) {
+		config_free(&cfg);
+		free(defpath);
+		exit(0);
+	}
+#ifdef SANDBOX_DISABLED
+	error("THIS BUILD HAS NO SANDBOX (--disable-sandbox): for sanitizer "
+	    "builds only; parsers run unconfined");
+#endif
+
+	signal(SIGPIPE, SIG_IGN);
+	memset(&sess, 0, sizeof(sess));
+	sess.cfg = &cfg;
+	sess.libexec = libexec_dir();
+	sess.next_sid = 0;
+	if ((sess.base = event_base_new()) == NULL)
+		fatal("event_base_new");
+	the_session = &sess;
+	log_set_cleanup(log_cleanup);
+	sess.sig_chld = signal_event(&sess, SIGCHLD);
+	sess.sig_term = signal_event(&sess, SIGTERM);
+	sess.sig_int = signal_event(&sess, SIGINT);
+	sess.sig_hup = signal_event(&sess, SIGHUP);
+	sess.grace_timer = evtimer_new(sess.base, grace_timeout, &sess);
+	sess.start_timer = evtimer_new(sess.base, start_timeout, &sess);
+
+	sess.client.kind = CHILD_WORKER_CLIENT;
+	sess.client.tag = xstrdup("worker:client");
+	sess.client.sock = -1;
+	if ((r = child_spawn_worker(&sess, &sess.client, ROLE_WORKER_CLIENT,
+	    NULL, STDIN_FILENO, STDOUT_FILENO)) != 0)
+		fatal_r(r, "cannot start the client worker");
+	/* stdout is the client's MCP channel: nothing of ours may reach it. */
+	stdio_to_devnull();
+
+	sess.nups = cfg.nups;
+	sess.ups = xcalloc(cfg.nups, sizeof(*sess.ups));
+	for (i = 0; i < cfg.nups; i++) {
+		struct upstream *up = &sess.ups[i];
+
+		up->s = &sess;
+		up->cfg = &cfg.ups[i];
+		up->name = cfg.ups[i].name;
+		up->in_fd = -1;
+		up->next_id = 1;
+		up->proc.kind = CHILD_UPSTREAM;
+		up->proc.sock = -1;
+		up->proc.up = up;
+		up->proc.s = &sess;
+		xasprintf(&up->proc.tag, "upstream:%s", up->name);
+		up->worker.kind = CHILD_WORKER_UPSTREAM;
+		up->worker.sock = -1;
+		up->worker.up = up;
+		xasprintf(&up->worker.tag, "worker:upstream:%s", up->name);
+		if ((r = child_spawn_upstream(&sess, up)) != 0)
+			fatal("upstream %s: cannot start", up->name);
+		upstream_setup_io(up);
+	}
+	evtimer_add(sess.start_timer, &tv);
+	verbose("started %zu upstream(s)", sess.nups);
+
+	event_base_dispatch(sess.base);
+	debug("exit %d", sess.exit_code);
+	exit(sess.exit_code);
+}

@@ -1,0 +1,258 @@
+/*
+ * monitor.h - the monitor's session state, shared by its modules.
+ *
+ * One monitor process serves one session: one MCP client (through the
+ * client worker) and the upstream servers it wraps.  Everything a
+ * decision needs lives here, in the monitor, never in a child.
+ *
+ * Session states (DESIGN 3: a frame out of state is fatal for a child;
+ * a request out of state is a JSON-RPC error for the client):
+ *
+ *   SESSION_START     workers starting; only MSG_HELLO is accepted from them
+ *   SESSION_INIT      the client sent initialize; upstreams handshake + pin
+ *   SESSION_READY     initialize answered; everything flows
+ *   SESSION_DRAIN     client input closed; answers still delivered
+ *   SESSION_CLOSING   upstreams told EOF; waiting for children to exit
+ */
+#ifndef BNC_MONITOR_H
+#define BNC_MONITOR_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+#include <event2/buffer.h>
+
+#include "frame.h"
+#include "msg.h"
+
+struct config;
+struct upstream_cfg;
+struct value;
+
+enum session_state {
+	SESSION_START = 0,
+	SESSION_INIT,
+	SESSION_READY,
+	SESSION_DRAIN,
+	SESSION_CLOSING
+};
+
+enum child_kind {
+	CHILD_WORKER_CLIENT = 1,
+	CHILD_WORKER_UPSTREAM,
+	CHILD_UPSTREAM
+};
+
+struct upstream;
+struct session;
+
+/* A message waiting for room on a worker's socket. */
+struct outmsg {
+	struct outmsg	*next;
+	uint16_t	 type;
+	struct buf	*payload;
+	size_t		 off;		/* payload bytes already sent */
+};
+
+/* A process the monitor started. */
+struct child {
+	enum child_kind	 kind;
+	char		*tag;		/* log tag */
+	pid_t		 pid;		/* 0 once reaped */
+	int		 status;	/* wait status once reaped */
+	int		 sock;		/* workers: our end of fd 3 */
+	struct event	*ev;		/* workers: readable */
+	struct event	*wev;		/* workers: writable, while queued */
+	struct outmsg	*outq, **outq_tail;
+	size_t		 outq_bytes;
+	struct frame_rx	 rx;
+	int		 hello;		/* workers: MSG_HELLO seen */
+	int		 sandbox;	/* from MSG_HELLO */
+	int		 input_eof;	/* workers: MSG_INPUT_EOF seen */
+	struct upstream	*up;		/* owner, if any */
+	struct session	*s;
+};
+
+/* What an outstanding request toward an upstream is for. */
+enum pending_kind {
+	PEND_INIT = 1,		/* our initialize */
+	PEND_LIST,		/* our tools/list (pinning, re-listing) */
+	PEND_FORWARD,		/* a client request we forwarded */
+	PEND_INTERNAL		/* a request whose answer we discard */
+};
+
+struct pending {
+	int64_t		 uid;		/* id we sent upstream */
+	enum pending_kind kind;
+	struct rpc_id	 cid;		/* PEND_FORWARD: the client's id */
+	struct value	*progress;	/* the client's progressToken or NULL */
+	char		*method;
+	int		 is_call;	/* tools/call: result goes to decide */
+};
+
+/* A request an upstream sent to the client, relayed with our id. */
+struct relay {
+	int64_t		 sid;		/* id we gave the client */
+	struct upstream	*up;
+	struct rpc_id	 uid;		/* the upstream's own id */
+};
+
+enum upstream_state {
+	UP_STARTED = 0,		/* spawned; its worker may not have said hello */
+	UP_INIT_SENT,		/* initialize written */
+	UP_LISTING,		/* reading tools/list pages to pin */
+	UP_READY,
+	UP_FAILED,		/* start-up failed; the session cannot start */
+	UP_DEAD			/* exited after start-up */
+};
+
+struct pin {
+	char		*name;		/* the upstream's tool name */
+	uint8_t		 hash[32];	/* SHA-256 of the canonical definition */
+	struct value	*def;
+};
+
+struct upstream {
+	struct session		*s;
+	const struct upstream_cfg *cfg;
+	char			*name;
+	enum upstream_state	 state;
+	struct child		 proc;		/* the server itself */
+	struct child		 worker;	/* parses its stdout */
+	int			 in_fd;		/* its stdin, written by us */
+	struct event		*wev;
+	struct evbuffer		*out;
+	int			 in_closed;
+	int64_t			 next_id;
+	struct pending		*pend;
+	size_t			 npend;
+	/* from initialize */
+	char			*version;
+	struct value		*caps;
+	struct value		*info;
+	char			*instructions;
+	/* pins, taken from the first complete tools/list */
+	struct pin		*pins;
+	size_t			 npins;
+	uint8_t			 surface_hash[32];
+	int			 pinned;
+	/* the listing in progress */
+	struct value		*listing;	/* array of tool objects */
+	unsigned		 pages;
+	int			 relist;	/* list_changed while listing */
+	/* current tools, as last listed: a pin is visible if unchanged */
+	struct value		*current;	/* array, or NULL = pins */
+	char			*fail_reason;
+};
+
+/* One entry of the merged tool surface shown to the client. */
+struct tool_entry {
+	char		*exposed;	/* name the client sees */
+	struct upstream	*up;
+	const struct pin *pin;
+	struct value	*listed;	/* definition with the exposed name */
+	int		 visible;	/* unchanged since pinning */
+};
+
+struct session {
+	struct event_base	*base;
+	struct config		*cfg;
+	const char		*libexec;
+	enum session_state	 state;
+	struct child		 client;
+	struct upstream		*ups;
+	size_t			 nups;
+	/* the client */
+	char			 version[BNC_VERSION_MAX + 1];
+	struct value		*client_caps;
+	struct value		*client_info;
+	struct rpc_id		 init_id;	/* initialize awaiting upstreams */
+	struct rpc		*queued;	/* sent while upstreams start */
+	size_t			 nqueued;
+	int			 client_initialized;
+	/* relayed upstream -> client requests */
+	struct relay		*relays;
+	size_t			 nrelays;
+	int64_t			 next_sid;
+	/* the merged, pinned surface */
+	struct tool_entry	*tools;
+	size_t			 ntools;
+	struct event		*start_timer;
+	struct event		*grace_timer;
+	int			 grace_stage;
+	int			 force_close;	/* grace ran out: stop waiting */
+	struct event		*sig_chld, *sig_term, *sig_int, *sig_hup;
+	int			 exit_code;
+};
+
+/* monitor.c */
+void	 cleanup_exit(int) __attribute__((noreturn));
+void	 session_end(struct session *, int code);
+void	 session_closing_progress(struct session *);
+
+/* child.c */
+int	 child_spawn_worker(struct session *, struct child *, int role,
+	    const char *upname, int fd_in, int fd_out);
+int	 child_spawn_upstream(struct session *, struct upstream *);
+void	 child_reap(struct session *);
+void	 child_reap_quiet(struct session *);
+void	 child_reap_wait(struct session *);
+void	 child_kill_all(struct session *, int sig);
+int	 child_all_exited(struct session *);
+void	 child_send(struct child *, uint16_t type, const struct buf *);
+int	 child_flush_blocking(struct child *);
+
+/* session.c: the client side */
+int	 mcp_version_supported(const char *);
+void	 session_init(struct session *, struct event_base *, struct config *);
+void	 client_send(struct session *, const struct rpc *);
+void	 client_send_error(struct session *, const struct rpc_id *, int64_t,
+	    const char *);
+void	 client_send_result(struct session *, const struct rpc_id *,
+	    struct value *);
+void	 client_notify(struct session *, const char *method,
+	    struct value *params);
+void	 mon_client_frame(struct session *, struct frame_msg *);
+void	 session_upstream_ready(struct session *);
+void	 session_check_drained(struct session *);
+void	 session_relay_request(struct session *, struct upstream *,
+	    struct rpc *);
+void	 session_relay_cancel(struct session *, struct upstream *,
+	    const struct value *params);
+void	 session_upstream_gone(struct session *, struct upstream *);
+void	 session_log_frame(struct child *, struct frame_msg *);
+int	 session_hello(struct child *, struct frame_msg *, int role);
+
+/* upstream.c */
+void	 upstream_start(struct upstream *);
+void	 upstream_setup_io(struct upstream *);
+void	 upstream_send(struct upstream *, const struct rpc *);
+int64_t	 upstream_request(struct upstream *, const char *method,
+	    struct value *params, enum pending_kind, const struct rpc_id *cid,
+	    const struct value *progress);
+void	 upstream_notify(struct upstream *, const char *method,
+	    struct value *params);
+void	 upstream_reply(struct upstream *, const struct rpc_id *,
+	    struct value *result);
+void	 upstream_reply_error(struct upstream *, const struct rpc_id *,
+	    int64_t code, const char *msg);
+void	 mon_upstream_frame(struct upstream *, struct frame_msg *);
+struct pending *upstream_find_cid(struct upstream *, const struct rpc_id *);
+void	 upstream_drop_pending(struct upstream *, struct pending *);
+void	 upstream_close_input(struct upstream *);
+void	 upstream_fail(struct upstream *, const char *reason);
+int	 upstream_has_cap(const struct upstream *, const char *cap);
+
+/* surface.c: pins and the merged tool surface */
+int	 surface_pin(struct upstream *, struct value *tools, char *err,
+	    size_t errlen);
+int	 surface_update(struct upstream *, struct value *tools);
+void	 surface_build(struct session *);
+const struct tool_entry *surface_find(const struct session *, const char *);
+struct value *surface_page(const struct session *, const char *cursor,
+	    int *bad);
+
+#endif /* BNC_MONITOR_H */

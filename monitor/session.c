@@ -1,0 +1,763 @@
+/*
+ * session.c - the monitor as an MCP server to its one client.
+ *
+ * Requests arrive from the client worker as typed frames and are
+ * dispatched from a const table; the session state decides which
+ * methods are permitted.  Nothing here trusts the worker: every field is
+ * re-checked, and a worker that sends what the protocol does not allow
+ * ends the session.  The client itself only ever gets JSON-RPC errors
+ * for bad requests; the session goes on.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "conffile.h"
+#include "decide.h"
+#include "err.h"
+#include "limits.h"
+#include "log.h"
+#include "monitor.h"
+#include "msg.h"
+#include "value.h"
+#include "xmalloc.h"
+
+/* Newest first; the first is what an unknown version is answered with. */
+static const char *const mcp_versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
+};
+
+int
+mcp_version_supported(const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(mcp_versions) / sizeof(mcp_versions[0]); i++)
+		if (strcmp(v, mcp_versions[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static struct buf *out_buf;
+
+void
+client_send(struct session *s, const struct rpc *m)
+{
+	int r;
+
+	if (s->client.sock == -1)
+		return;
+	if (out_buf == NULL)
+		out_buf = buf_new();
+	buf_reset(out_buf);
+	if ((r = msg_rpc_put(out_buf, m)) != 0) {
+		/* Too big or too deep for the wire: say so, lose nothing. */
+		if (m->kind == RPC_RESULT || m->kind == RPC_ERROR) {
+			error_r(r, "answer for the client cannot be encoded");
+			client_send_error(s, &m->id, -32603,
+			    "Internal error: answer too large or too deep");
+		} else
+			error_r(r, "%s for the client dropped", m->method);
+		return;
+	}
+	child_send(&s->client, MSG_RPC_OUT, out_buf);
+}
+
+void
+client_send_error(struct session *s, const struct rpc_id *id, int64_t code,
+    const char *msg)
+{
+	struct rpc m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_ERROR;
+	m.id = *id;
+	if (m.id.type == RPC_ID_NONE)
+		m.id.type = RPC_ID_NULL;
+	m.code = code;
+	m.message = (char *)(uintptr_t)msg;
+	client_send(s, &m);
+}
+
+void
+client_send_result(struct session *s, const struct rpc_id *id,
+    struct value *result)
+{
+	struct rpc m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_RESULT;
+	m.id = *id;
+	m.result = result;
+	client_send(s, &m);
+	value_free(result);
+}
+
+void
+client_notify(struct session *s, const char *method, struct value *params)
+{
+	struct rpc m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_NOTIFICATION;
+	m.method = (char *)(uintptr_t)method;
+	m.params = params;
+	client_send(s, &m);
+	value_free(params);
+}
+
+/* The result every denied call gets (DESIGN 1.1). */
+static struct value *
+blocked_result(const char *reason)
+{
+	struct value *res, *content, *block;
+	char *text;
+
+	xasprintf(&text, "[bouncer blocked] %s", reason);
+	block = value_object();
+	value_object_put(block, "type", value_string("text"));
+	value_object_put(block, "text", value_string(text));
+	free(text);
+	content = value_array();
+	value_array_append(content, block);
+	res = value_object();
+	value_object_put(res, "content", content);
+	value_object_put(res, "isError", value_bool(1));
+	return res;
+}
+
+/* Method handlers */
+
+#define M_REQUEST	0x01	/* handles requests */
+#define M_NOTIFY	0x02	/* handles notifications */
+#define M_PREINIT	0x04	/* permitted before initialize completes */
+
+struct method_handler {
+	const char	*method;
+	unsigned	 flags;
+	const char	*cap;		/* pass-through: upstream capability */
+	void		(*fn)(struct session *, struct rpc *,
+			    const struct method_handler *);
+};
+
+static void
+invalid_params(struct session *s, struct rpc *m, const char *why)
+{
+	char msg[BNC_REASON_MAX];
+
+	snprintf(msg, sizeof(msg), "Invalid params: %s", why);
+	client_send_error(s, &m->id, -32602, msg);
+}
+
+static void
+c_ping(struct session *s, struct rpc *m, const struct method_handler *h)
+{
+	(void)h;
+	client_send_result(s, &m->id, value_object());
+}
+
+static void
+c_initialize(struct session *s, struct rpc *m, const struct method_handler *h)
+{
+	struct timeval tv = { BNC_START_TIMEOUT_S, 0 };
+	const char *ver;
+	size_t i;
+
+	(void)h;
+	if (s->state != SESSION_START) {
+		client_send_error(s, &m->id, -32600,
+		    "Invalid Request: already initialized");
+		return;
+	}
+	if (!value_is(m->params, V_OBJECT) ||
+	    (ver = value_get_str(m->params, "protocolVersion")) == NULL) {
+		invalid_params(s, m, "protocolVersion must be a string");
+		return;
+	}
+	if (value_get(m->params, "capabilities") != NULL &&
+	    !value_is(value_get(m->params, "capabilities"), V_OBJECT)) {
+		invalid_params(s, m, "capabilities must be an object");
+		return;
+	}
+	if (value_get(m->params, "clientInfo") != NULL &&
+	    !value_is(value_get(m->params, "clientInfo"), V_OBJECT)) {
+		invalid_params(s, m, "clientInfo must be an object");
+		return;
+	}
+	snprintf(s->version, sizeof(s->version), "%s",
+	    mcp_version_supported(ver) ? ver : mcp_versions[0]);
+	s->client_caps = value_object_take(m->params, "capabilities");
+	if (s->client_caps == NULL)
+		s->client_caps = value_object();
+	s->client_info = value_object_take(m->params, "clientInfo");
+	rpc_id_copy(&s->init_id, &m->id);
+	s->state = SESSION_INIT;
+	verbose("client asked for protocol %.32s; speaking %s", ver,
+	    s->version);
+	evtimer_add(s->start_timer, &tv);
+	for (i = 0; i < s->nups; i++)
+		upstream_start(&s->ups[i]);
+	/* An upstream may have failed before the client arrived. */
+	session_upstream_ready(s);
+}
+
+static void
+c_initialized(struct session *s, struct rpc *m, const struct method_handler *h)
+{
+	(void)m;
+	(void)h;
+	s->client_initialized = 1;
+}
+
+static void
+c_tools_list(struct session *s, struct rpc *m, const struct method_handler *h)
+{
+	const struct value *cur = NULL;
+	struct value *res;
+	int bad;
+
+	(void)h;
+	if (m->params != NULL && !value_is(m->params, V_OBJECT)) {
+		invalid_params(s, m, "params must be an object");
+		return;
+	}
+	if (m->params != NULL && (cur = value_get(m->params, "cursor")) !=
+	    NULL && !value_is(cur, V_STRING)) {
+		invalid_params(s, m, "cursor must be a string");
+		return;
+	}
+	res = surface_page(s, cur != NULL ? cur->u.s.p : NULL, &bad);
+	if (bad) {
+		invalid_params(s, m, "unknown cursor");
+		return;
+	}
+	client_send_result(s, &m->id, res);
+}
+
+static void
+c_tools_call(struct session *s, struct rpc *m, const struct method_handler *h)
+{
+	const struct tool_entry *e;
+	struct decision d;
+	struct value *params, *args, *meta;
+	const char *name;
+
+	(void)h;
+	if (!value_is(m->params, V_OBJECT) ||
+	    (name = value_get_str(m->params, "name")) == NULL) {
+		invalid_params(s, m, "tools/call needs a string \"name\"");
+		return;
+	}
+	args = value_get(m->params, "arguments");
+	if (args != NULL && !value_is(args, V_OBJECT)) {
+		invalid_params(s, m, "arguments must be an object");
+		return;
+	}
+	e = surface_find(s, name);
+	decide_call(s, name, e, args, &d);
+	if (d.verdict != VERDICT_ALLOW) {
+		logit("deny %s: %s: %s", name, d.contract, d.reason);
+		client_send_result(s, &m->id, blocked_result(d.reason));
+		return;
+	}
+	params = value_dup(m->params);
+	value_object_put(params, "name", value_string(e->pin->name));
+	meta = value_get(params, "_meta");
+	if (upstream_request(e->up, "tools/call", params, PEND_FORWARD, &m->id,
+	    value_get(meta, "progressToken")) == -1)
+		client_send_error(s, &m->id, -32603,
+		    "Internal error: too many requests in flight");
+}
+
+/* Resources, prompts, completions: to the upstream that declared them. */
+static void
+c_passthrough(struct session *s, struct rpc *m, const struct method_handler *h)
+{
+	struct value *meta;
+	size_t i;
+
+	if (m->params != NULL && !value_is(m->params, V_OBJECT)) {
+		invalid_params(s, m, "params must be an object");
+		return;
+	}
+	for (i = 0; i < s->nups; i++)
+		if (upstream_has_cap(&s->ups[i], h->cap))
+			break;
+	if (i == s->nups) {
+		client_send_error(s, &m->id, -32601, "Method not found");
+		return;
+	}
+	meta = value_get(m->params, "_meta");
+	if (upstream_request(&s->ups[i], m->method, value_dup(m->params),
+	    PEND_FORWARD, &m->id, value_get(meta, "progressToken")) == -1)
+		client_send_error(s, &m->id, -32603,
+		    "Internal error: too many requests in flight");
+}
+
+/* logging/setLevel: every upstream that logs hears it. */
+static void
+c_set_level(struct session *s, struct rpc *m, const struct method_handler *h)
+{
+	size_t i, n = 0;
+
+	if (!value_is(m->params, V_OBJECT) ||
+	    value_get_str(m->params, "level") == NULL) {
+		invalid_params(s, m, "level must be a string");
+		return;
+	}
+	for (i = 0; i < s->nups; i++)
+		if (upstream_has_cap(&s->ups[i], h->cap)) {
+			upstream_request(&s->ups[i], m->method,
+			    value_dup(m->params), PEND_INTERNAL, NULL, NULL);
+			n++;
+		}
+	if (n == 0)
+		client_send_error(s, &m->id, -32601, "Method not found");
+	else
+		client_send_result(s, &m->id, value_object());
+}
+
+static void
+c_cancelled(struct session *s, struct rpc *m, const struct method_handler *h)
+{
+	const struct value *rid, *reason;
+	struct rpc_id cid;
+	struct pending *p;
+	struct value *params;
+	size_t i;
+
+	(void)h;
+	memset(&cid, 0, sizeof(cid));
+	rid = value_get(m->params, "requestId");
+	if (value_is(rid, V_INT)) {
+		cid.type = RPC_ID_INT;
+		cid.n = rid->u.i;
+	} else if (value_is(rid, V_STRING)) {
+		cid.type = RPC_ID_STR;
+		cid.s = rid->u.s.p;
+	} else
+		return;
+	for (i = 0; i < s->nups; i++) {
+		if ((p = upstream_find_cid(&s->ups[i], &cid)) == NULL)
+			continue;
+		params = value_object();
+		value_object_put(params, "requestId", value_int(p->uid));
+		if ((reason = value_get(m->params, "reason")) != NULL &&
+		    value_is(reason, V_STRING))
+			value_object_put(params, "reason", value_dup(reason));
+		upstream_notify(&s->ups[i], "notifications/cancelled", params);
+		/* No answer will be delivered for it. */
+		upstream_drop_pending(&s->ups[i], p);
+		session_check_drained(s);
+		return;
+	}
+}
+
+static void
+c_roots_changed(struct session *s, struct rpc *m, const struct method_handler *h)
+{
+	size_t i;
+
+	(void)h;
+	for (i = 0; i < s->nups; i++)
+		if (s->ups[i].state == UP_READY)
+			upstream_notify(&s->ups[i], m->method,
+			    value_dup(m->params));
+}
+
+static const struct method_handler client_methods[] = {
+	{ "initialize",		M_REQUEST | M_PREINIT, NULL, c_initialize },
+	{ "ping",		M_REQUEST | M_PREINIT, NULL, c_ping },
+	{ "tools/list",		M_REQUEST, NULL, c_tools_list },
+	{ "tools/call",		M_REQUEST, NULL, c_tools_call },
+	{ "resources/list",	M_REQUEST, "resources", c_passthrough },
+	{ "resources/templates/list", M_REQUEST, "resources", c_passthrough },
+	{ "resources/read",	M_REQUEST, "resources", c_passthrough },
+	{ "resources/subscribe", M_REQUEST, "resources", c_passthrough },
+	{ "resources/unsubscribe", M_REQUEST, "resources", c_passthrough },
+	{ "prompts/list",	M_REQUEST, "prompts", c_passthrough },
+	{ "prompts/get",	M_REQUEST, "prompts", c_passthrough },
+	{ "completion/complete", M_REQUEST, "completions", c_passthrough },
+	{ "logging/setLevel",	M_REQUEST, "logging", c_set_level },
+	{ "notifications/initialized", M_NOTIFY | M_PREINIT, NULL,
+	    c_initialized },
+	{ "notifications/cancelled", M_NOTIFY, NULL, c_cancelled },
+	{ "notifications/roots/list_changed", M_NOTIFY, NULL, c_roots_changed },
+};
+
+static const struct method_handler *
+find_method(const char *method)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(client_methods) / sizeof(client_methods[0]);
+	    i++)
+		if (strcmp(client_methods[i].method, method) == 0)
+			return &client_methods[i];
+	return NULL;
+}
+
+/* The client answers a request an upstream made through us. */
+static void
+client_response(struct session *s, struct rpc *m)
+{
+	struct relay *r = NULL;
+	struct upstream *up;
+	struct rpc out;
+	size_t i;
+
+	if (m->id.type == RPC_ID_INT)
+		for (i = 0; i < s->nrelays; i++)
+			if (s->relays[i].sid == m->id.n) {
+				r = &s->relays[i];
+				break;
+			}
+	if (r == NULL) {
+		debug("client answered an unknown id; dropped");
+		return;
+	}
+	up = r->up;
+	memset(&out, 0, sizeof(out));
+	out.kind = m->kind;
+	out.id = r->uid;
+	out.result = m->result;
+	out.code = m->code;
+	out.message = m->message;
+	out.data = m->data;
+	upstream_send(up, &out);
+	rpc_id_clear(&r->uid);
+	s->relays[i] = s->relays[--s->nrelays];
+}
+
+void
+session_relay_request(struct session *s, struct upstream *up, struct rpc *m)
+{
+	static const struct {
+		const char	*method;
+		const char	*cap;
+	} needs[] = {
+		{ "elicitation/create",		"elicitation" },
+		{ "roots/list",			"roots" },
+		{ "sampling/createMessage",	"sampling" },
+	};
+	struct relay *r;
+	struct rpc out;
+	size_t i;
+
+	for (i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
+		if (strcmp(needs[i].method, m->method) == 0)
+			break;
+	/* A client that did not offer it has no handler either. */
+	if (i == sizeof(needs) / sizeof(needs[0]) ||
+	    value_get(s->client_caps, needs[i].cap) == NULL ||
+	    s->state != SESSION_READY || s->nrelays >= BNC_PENDING_MAX) {
+		upstream_reply_error(up, &m->id, -32601, "Method not found");
+		return;
+	}
+	s->relays = xreallocarray(s->relays, s->nrelays + 1,
+	    sizeof(*s->relays));
+	r = &s->relays[s->nrelays++];
+	r->sid = s->next_sid++;
+	r->up = up;
+	rpc_id_copy(&r->uid, &m->id);
+	memset(&out, 0, sizeof(out));
+	out.kind = RPC_REQUEST;
+	out.id.type = RPC_ID_INT;
+	out.id.n = r->sid;
+	out.method = m->method;
+	out.params = m->params;
+	client_send(s, &out);
+}
+
+void
+session_relay_cancel(struct session *s, struct upstream *up,
+    const struct value *params)
+{
+	const struct value *rid, *reason;
+	struct rpc_id uid;
+	struct value *np;
+	size_t i;
+
+	memset(&uid, 0, sizeof(uid));
+	rid = value_get(params, "requestId");
+	if (value_is(rid, V_INT)) {
+		uid.type = RPC_ID_INT;
+		uid.n = rid->u.i;
+	} else if (value_is(rid, V_STRING)) {
+		uid.type = RPC_ID_STR;
+		uid.s = rid->u.s.p;
+	} else
+		return;
+	for (i = 0; i < s->nrelays; i++) {
+		if (s->relays[i].up != up ||
+		    !rpc_id_equal(&s->relays[i].uid, &uid))
+			continue;
+		np = value_object();
+		value_object_put(np, "requestId",
+		    value_int(s->relays[i].sid));
+		if ((reason = value_get(params, "reason")) != NULL &&
+		    value_is(reason, V_STRING))
+			value_object_put(np, "reason", value_dup(reason));
+		client_notify(s, "notifications/cancelled", np);
+		rpc_id_clear(&s->relays[i].uid);
+		s->relays[i] = s->relays[--s->nrelays];
+		return;
+	}
+}
+
+static struct value *
+merged_caps(struct session *s)
+{
+	static const char *const passed[] = {
+		"resources", "prompts", "logging", "completions"
+	};
+	struct value *caps, *tools, *v;
+	size_t i, j;
+
+	caps = value_object();
+	tools = value_object();
+	value_object_put(tools, "listChanged", value_bool(1));
+	value_object_put(caps, "tools", tools);
+	for (j = 0; j < sizeof(passed) / sizeof(passed[0]); j++)
+		for (i = 0; i < s->nups; i++)
+			if ((v = value_get(s->ups[i].caps, passed[j])) != NULL) {
+				value_object_put(caps, passed[j],
+				    value_dup(v));
+				break;
+			}
+	return caps;
+}
+
+static char *
+merged_instructions(struct session *s)
+{
+	struct buf *b;
+	char *out = NULL;
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nups; i++)
+		if (s->ups[i].instructions != NULL)
+			n++;
+	if (n == 0)
+		return NULL;
+	b = buf_new();
+	for (i = 0; i < s->nups; i++) {
+		if (s->ups[i].instructions == NULL)
+			continue;
+		if (n > 1) {
+			if (buf_len(b) > 0)
+				buf_put(b, "\n\n", 2);
+			buf_put(b, s->ups[i].name, strlen(s->ups[i].name));
+			buf_put(b, ": ", 2);
+		}
+		buf_put(b, s->ups[i].instructions,
+		    strlen(s->ups[i].instructions));
+	}
+	buf_put_u8(b, 0);
+	out = xstrdup((const char *)buf_ptr(b));
+	buf_free(b);
+	return out;
+}
+
+/* Called whenever an upstream becomes ready or fails during start-up. */
+static void	replay_queued(struct session *, int);
+
+void
+session_upstream_ready(struct session *s)
+{
+	struct value *res, *info;
+	char msg[BNC_REASON_MAX], *instr;
+	size_t i;
+
+	if (s->state != SESSION_INIT && s->state != SESSION_DRAIN)
+		return;
+	if (s->init_id.type == RPC_ID_NONE)
+		return;
+	for (i = 0; i < s->nups; i++) {
+		if (s->ups[i].state == UP_FAILED) {
+			snprintf(msg, sizeof(msg), "Internal error: upstream "
+			    "\"%s\" failed to start: %s", s->ups[i].name,
+			    s->ups[i].fail_reason != NULL ?
+			    s->ups[i].fail_reason : "unknown");
+			client_send_error(s, &s->init_id, -32603, msg);
+			rpc_id_clear(&s->init_id);
+			replay_queued(s, 1);
+			if (s->start_timer != NULL)
+				evtimer_del(s->start_timer);
+			session_end(s, 1);
+			return;
+		}
+		if (s->ups[i].state != UP_READY)
+			return;
+	}
+	if (s->start_timer != NULL)
+		evtimer_del(s->start_timer);
+	surface_build(s);
+	res = value_object();
+	value_object_put(res, "protocolVersion", value_string(s->version));
+	value_object_put(res, "capabilities", merged_caps(s));
+	info = value_object();
+	value_object_put(info, "name", value_string("bouncer"));
+	value_object_put(info, "version", value_string(PACKAGE_VERSION));
+	value_object_put(res, "serverInfo", info);
+	if ((instr = merged_instructions(s)) != NULL) {
+		value_object_put(res, "instructions", value_string(instr));
+		free(instr);
+	}
+	if (s->state == SESSION_INIT)
+		s->state = SESSION_READY;
+	client_send_result(s, &s->init_id, res);
+	rpc_id_clear(&s->init_id);
+	replay_queued(s, 0);
+	verbose("session ready: %zu tools from %zu upstreams", s->ntools,
+	    s->nups);
+	session_check_drained(s);
+}
+
+void
+session_upstream_gone(struct session *s, struct upstream *up)
+{
+	struct pending *p;
+	char msg[BNC_REASON_MAX];
+	size_t i;
+
+	upstream_close_input(up);
+	if (up->state != UP_READY) {
+		if (s->state != SESSION_CLOSING)
+			upstream_fail(up, "exited during start-up");
+	} else {
+		if (s->state != SESSION_CLOSING)
+			error("upstream %s exited", up->name);
+		up->state = UP_DEAD;
+	}
+	snprintf(msg, sizeof(msg), "Internal error: upstream \"%s\" exited",
+	    up->name);
+	while (up->npend > 0) {
+		p = &up->pend[up->npend - 1];
+		/* After the client's EOF, no answer is owed any more. */
+		if (p->kind == PEND_FORWARD && !s->client.input_eof)
+			client_send_error(s, &p->cid, -32603, msg);
+		upstream_drop_pending(up, p);
+	}
+	for (i = 0; i < s->nrelays;) {
+		if (s->relays[i].up == up) {
+			rpc_id_clear(&s->relays[i].uid);
+			s->relays[i] = s->relays[--s->nrelays];
+		} else
+			i++;
+	}
+	session_check_drained(s);
+}
+
+static void
+client_message(struct session *s, struct rpc *mp)
+{
+	const struct method_handler *h;
+	struct rpc m = *mp;
+
+	if (m.kind == RPC_RESULT || m.kind == RPC_ERROR) {
+		client_response(s, &m);
+		msg_rpc_free(&m);
+		return;
+	}
+	h = find_method(m.method);
+	/*
+	 * A client that pipelines requests behind initialize has them kept,
+	 * in order, until the upstreams are pinned: nothing is lost.
+	 */
+	if (s->init_id.type != RPC_ID_NONE &&
+	    (h == NULL || !(h->flags & M_PREINIT))) {
+		if (s->nqueued >= BNC_PENDING_MAX) {
+			if (m.kind == RPC_REQUEST)
+				client_send_error(s, &m.id, -32603,
+				    "Internal error: too many requests "
+				    "queued during start-up");
+			msg_rpc_free(&m);
+			return;
+		}
+		s->queued = xreallocarray(s->queued, s->nqueued + 1,
+		    sizeof(*s->queued));
+		s->queued[s->nqueued++] = m;
+		return;
+	}
+	if (m.kind == RPC_NOTIFICATION) {
+		if (h != NULL && (h->flags & M_NOTIFY) &&
+		    ((h->flags & M_PREINIT) || s->state >= SESSION_READY))
+			h->fn(s, &m, h);
+		else
+			debug("client notification %s ignored", m.method);
+	} else if (h == NULL || !(h->flags & M_REQUEST))
+		client_send_error(s, &m.id, -32601, "Method not found");
+	else if (!(h->flags & M_PREINIT) && s->state < SESSION_READY)
+		client_send_error(s, &m.id, -32600,
+		    "Invalid Request: session not initialized");
+	else
+		h->fn(s, &m, h);
+	msg_rpc_free(&m);
+}
+
+/* Replays what arrived during start-up, or refuses it if start-up failed. */
+static void
+replay_queued(struct session *s, int failed)
+{
+	struct rpc *q = s->queued;
+	size_t i, n = s->nqueued;
+
+	s->queued = NULL;
+	s->nqueued = 0;
+	for (i = 0; i < n; i++) {
+		if (failed) {
+			if (q[i].kind == RPC_REQUEST)
+				client_send_error(s, &q[i].id, -32603,
+				    "Internal error: session failed to start");
+			msg_rpc_free(&q[i]);
+		} else
+			client_message(s, &q[i]);
+	}
+	free(q);
+}
+
+void
+mon_client_frame(struct session *s, struct frame_msg *fm)
+{
+	struct msg_rpc_bad bad;
+	struct rpc m;
+	int r;
+
+	switch (fm->type) {
+	case MSG_RPC_IN:
+		if ((r = msg_rpc_get(fm->payload, &m,
+		    s->cfg->max_message)) != 0)
+			fatal_r(r, "%s: bad rpc frame", s->client.tag);
+		client_message(s, &m);
+		break;
+	case MSG_RPC_BAD:
+		if ((r = msg_rpc_bad_get(fm->payload, &bad)) != 0)
+			fatal_r(r, "%s: bad frame", s->client.tag);
+		/* A broken response is never answered: it would loop. */
+		if (bad.was_response)
+			debug("client sent a broken response: %s", bad.message);
+		else
+			client_send_error(s, &bad.id, bad.code, bad.message);
+		msg_rpc_bad_free(&bad);
+		break;
+	case MSG_INPUT_EOF:
+		if (s->client.input_eof || msg_empty_get(fm->payload) != 0)
+			fatal("%s: bad input-eof", s->client.tag);
+		s->client.input_eof = 1;
+		debug("client closed its input");
+		if (s->state < SESSION_DRAIN)
+			s->state = SESSION_DRAIN;
+		session_check_drained(s);
+		break;
+	default:
+		fatal("%s: unexpected %s", s->client.tag,
+		    msg_type_name(fm->type));
+	}
+}

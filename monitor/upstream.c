@@ -1,0 +1,622 @@
+/*
+ * upstream.c - the monitor as an MCP client of each upstream server.
+ *
+ * The monitor writes the upstream's stdin itself (JSON it builds with
+ * cJSON print, never parses) and hears its stdout only through the
+ * upstream worker's typed frames.  Ids toward an upstream are the
+ * monitor's own integers, so nothing the client or the upstream chose
+ * can collide with them.  Start-up: initialize, notifications/initialized,
+ * every tools/list page, pin.  Afterwards: forward, relay, re-list.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "buf.h"
+#include "conffile.h"
+#include "decide.h"
+#include "err.h"
+#include "limits.h"
+#include "log.h"
+#include "monitor.h"
+#include "msg.h"
+#include "value-json.h"
+#include "value.h"
+#include "xmalloc.h"
+
+/* An upstream that stops reading its stdin is cut off past this. */
+#define UPSTREAM_OUTBUF_FACTOR	4
+
+static struct buf *render_buf;
+
+static void	start_listing(struct upstream *, const char *cursor);
+
+static void
+upstream_writable(evutil_socket_t fd, short what, void *arg)
+{
+	struct upstream *up = arg;
+
+	(void)what;
+	while (evbuffer_get_length(up->out) > 0) {
+		if (evbuffer_write(up->out, fd) == -1) {
+			if (errno == EAGAIN || errno == EINTR)
+				return;
+			error("upstream %s: stdin: %s", up->name,
+			    strerror(errno));
+			evbuffer_drain(up->out, evbuffer_get_length(up->out));
+			break;
+		}
+	}
+	event_del(up->wev);
+	if (up->in_closed && up->in_fd != -1) {
+		close(up->in_fd);
+		up->in_fd = -1;
+	}
+}
+
+void
+upstream_close_input(struct upstream *up)
+{
+	if (up->in_closed)
+		return;
+	up->in_closed = 1;
+	if (up->in_fd != -1 && evbuffer_get_length(up->out) == 0) {
+		close(up->in_fd);
+		up->in_fd = -1;
+	}
+}
+
+void
+upstream_send(struct upstream *up, const struct rpc *m)
+{
+	ssize_t w = 0;
+	size_t len;
+	int r;
+
+	if (up->in_closed || up->in_fd == -1)
+		return;
+	if (render_buf == NULL)
+		render_buf = buf_new();
+	buf_reset(render_buf);
+	if ((r = rpc_render(render_buf, m)) != 0)
+		fatal_fr(r, "upstream %s: render", up->name);
+	len = buf_len(render_buf);
+	/* Fast path: nothing queued, write straight away. */
+	if (evbuffer_get_length(up->out) == 0) {
+		w = write(up->in_fd, buf_ptr(render_buf), len);
+		if (w == -1) {
+			if (errno != EAGAIN && errno != EINTR) {
+				error("upstream %s: stdin: %s", up->name,
+				    strerror(errno));
+				upstream_close_input(up);
+				return;
+			}
+			w = 0;
+		}
+	}
+	if ((size_t)w == len)
+		return;
+	if (evbuffer_get_length(up->out) + len - (size_t)w >
+	    UPSTREAM_OUTBUF_FACTOR * up->s->cfg->max_message) {
+		error("upstream %s: not reading its input; cut off", up->name);
+		evbuffer_drain(up->out, evbuffer_get_length(up->out));
+		upstream_close_input(up);
+		return;
+	}
+	evbuffer_add(up->out, buf_ptr(render_buf) + w, len - (size_t)w);
+	event_add(up->wev, NULL);
+}
+
+static struct pending *
+pend_find(struct upstream *up, int64_t uid)
+{
+	size_t i;
+
+	for (i = 0; i < up->npend; i++)
+		if (up->pend[i].uid == uid)
+			return &up->pend[i];
+	return NULL;
+}
+
+struct pending *
+upstream_find_cid(struct upstream *up, const struct rpc_id *cid)
+{
+	size_t i;
+
+	for (i = 0; i < up->npend; i++)
+		if (up->pend[i].kind == PEND_FORWARD &&
+		    rpc_id_equal(&up->pend[i].cid, cid))
+			return &up->pend[i];
+	return NULL;
+}
+
+void
+upstream_drop_pending(struct upstream *up, struct pending *p)
+{
+	size_t i = (size_t)(p - up->pend);
+
+	rpc_id_clear(&p->cid);
+	value_free(p->progress);
+	free(p->method);
+	up->pend[i] = up->pend[--up->npend];
+}
+
+int64_t
+upstream_request(struct upstream *up, const char *method,
+    struct value *params, enum pending_kind kind, const struct rpc_id *cid,
+    const struct value *progress)
+{
+	struct rpc m;
+	struct pending *p;
+
+	if (up->npend >= BNC_PENDING_MAX || up->in_closed) {
+		value_free(params);
+		return -1;
+	}
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_REQUEST;
+	m.id.type = RPC_ID_INT;
+	m.id.n = up->next_id++;
+	m.method = (char *)(uintptr_t)method;
+	m.params = params;
+	upstream_send(up, &m);
+	up->pend = xreallocarray(up->pend, up->npend + 1, sizeof(*up->pend));
+	p = &up->pend[up->npend++];
+	memset(p, 0, sizeof(*p));
+	p->uid = m.id.n;
+	p->kind = kind;
+	p->method = xstrdup(method);
+	p->is_call = strcmp(method, "tools/call") == 0;
+	if (cid != NULL)
+		rpc_id_copy(&p->cid, cid);
+	/* progress may point into params: copy it before they go. */
+	if (progress != NULL)
+		p->progress = value_dup(progress);
+	value_free(params);
+	return m.id.n;
+}
+
+void
+upstream_notify(struct upstream *up, const char *method, struct value *params)
+{
+	struct rpc m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_NOTIFICATION;
+	m.method = (char *)(uintptr_t)method;
+	m.params = params;
+	upstream_send(up, &m);
+	value_free(params);
+}
+
+void
+upstream_reply(struct upstream *up, const struct rpc_id *id,
+    struct value *result)
+{
+	struct rpc m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_RESULT;
+	m.id = *id;
+	m.result = result;
+	upstream_send(up, &m);
+	value_free(result);
+}
+
+void
+upstream_reply_error(struct upstream *up, const struct rpc_id *id,
+    int64_t code, const char *msg)
+{
+	struct rpc m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_ERROR;
+	m.id = *id;
+	m.code = code;
+	m.message = (char *)(uintptr_t)msg;
+	upstream_send(up, &m);
+}
+
+int
+upstream_has_cap(const struct upstream *up, const char *cap)
+{
+	return up->state == UP_READY && value_get(up->caps, cap) != NULL;
+}
+
+void
+upstream_fail(struct upstream *up, const char *reason)
+{
+	if (up->state == UP_FAILED || up->state == UP_DEAD)
+		return;
+	error("upstream %s: %s", up->name, reason);
+	free(up->fail_reason);
+	up->fail_reason = xstrdup(reason);
+	if (up->state == UP_READY) {
+		up->state = UP_DEAD;
+		return;
+	}
+	up->state = UP_FAILED;
+	session_upstream_ready(up->s);
+}
+
+/* The client's capabilities that an upstream may use through us. */
+static struct value *
+relayed_caps(const struct value *client)
+{
+	static const char *const relayed[] = {
+		"elicitation", "roots", "sampling"
+	};
+	struct value *caps, *v;
+	size_t i;
+
+	caps = value_object();
+	for (i = 0; i < sizeof(relayed) / sizeof(relayed[0]); i++)
+		if ((v = value_get(client, relayed[i])) != NULL)
+			value_object_put(caps, relayed[i], value_dup(v));
+	return caps;
+}
+
+void
+upstream_start(struct upstream *up)
+{
+	struct session *s = up->s;
+	struct value *params, *info;
+
+	if (up->state != UP_STARTED || !up->worker.hello)
+		return;
+	params = value_object();
+	value_object_put(params, "protocolVersion", value_string(s->version));
+	value_object_put(params, "capabilities", relayed_caps(s->client_caps));
+	if (s->client_info != NULL)
+		info = value_dup(s->client_info);
+	else {
+		info = value_object();
+		value_object_put(info, "name", value_string("bouncer"));
+		value_object_put(info, "version",
+		    value_string(PACKAGE_VERSION));
+	}
+	value_object_put(params, "clientInfo", info);
+	if (upstream_request(up, "initialize", params, PEND_INIT, NULL,
+	    NULL) == -1) {
+		upstream_fail(up, "cannot send initialize");
+		return;
+	}
+	up->state = UP_INIT_SENT;
+}
+
+static void
+on_initialize(struct upstream *up, struct rpc *m)
+{
+	const char *ver, *instr;
+	struct value *res = m->result;
+	char msg[256];
+
+	if (m->kind == RPC_ERROR) {
+		snprintf(msg, sizeof(msg), "initialize failed: %.200s",
+		    m->message);
+		upstream_fail(up, msg);
+		return;
+	}
+	if (!value_is(res, V_OBJECT) ||
+	    (ver = value_get_str(res, "protocolVersion")) == NULL) {
+		upstream_fail(up, "initialize answer has no protocolVersion");
+		return;
+	}
+	if (!mcp_version_supported(ver)) {
+		snprintf(msg, sizeof(msg), "unsupported protocol version "
+		    "\"%.32s\"", ver);
+		upstream_fail(up, msg);
+		return;
+	}
+	up->version = xstrdup(ver);
+	up->caps = value_object_take(res, "capabilities");
+	if (!value_is(up->caps, V_OBJECT)) {
+		value_free(up->caps);
+		up->caps = value_object();
+	}
+	up->info = value_object_take(res, "serverInfo");
+	if ((instr = value_get_str(res, "instructions")) != NULL)
+		up->instructions = xstrdup(instr);
+	verbose("upstream %s: protocol %s", up->name, ver);
+	upstream_notify(up, "notifications/initialized", NULL);
+	up->state = UP_LISTING;
+	if (value_get(up->caps, "tools") == NULL) {
+		char err[256];
+
+		if (surface_pin(up, value_array(), err, sizeof(err)) != 0)
+			fatal("upstream %s: %s", up->name, err);
+		up->state = UP_READY;
+		session_upstream_ready(up->s);
+		return;
+	}
+	start_listing(up, NULL);
+}
+
+static void
+start_listing(struct upstream *up, const char *cursor)
+{
+	struct value *params = NULL;
+
+	if (cursor == NULL) {
+		value_free(up->listing);
+		up->listing = value_array();
+		up->pages = 0;
+	} else {
+		params = value_object();
+		value_object_put(params, "cursor", value_string(cursor));
+	}
+	if (upstream_request(up, "tools/list", params, PEND_LIST, NULL,
+	    NULL) == -1)
+		upstream_fail(up, "cannot send tools/list");
+}
+
+static void
+listing_done(struct upstream *up, struct value *tools)
+{
+	struct session *s = up->s;
+	char err[256];
+
+	if (!up->pinned) {
+		if (surface_pin(up, tools, err, sizeof(err)) != 0) {
+			upstream_fail(up, err);
+			return;
+		}
+		up->state = UP_READY;
+		session_upstream_ready(s);
+	} else if (surface_update(up, tools)) {
+		surface_build(s);
+		if (s->state == SESSION_READY || s->state == SESSION_DRAIN)
+			client_notify(s, "notifications/tools/list_changed",
+			    NULL);
+	}
+	if (up->relist && up->state == UP_READY) {
+		up->relist = 0;
+		start_listing(up, NULL);
+	}
+}
+
+static void
+on_tools_list(struct upstream *up, struct rpc *m)
+{
+	struct value *tools, *next;
+	size_t i;
+
+	if (m->kind == RPC_ERROR || !value_is(m->result, V_OBJECT) ||
+	    !value_is(tools = value_get(m->result, "tools"), V_ARRAY)) {
+		if (!up->pinned) {
+			upstream_fail(up, "tools/list failed");
+			return;
+		}
+		/* Fail closed: a list we cannot read shows nothing. */
+		error("upstream %s: tools/list failed; withholding its tools",
+		    up->name);
+		value_free(up->listing);
+		up->listing = NULL;
+		listing_done(up, value_array());
+		return;
+	}
+	if (up->listing->u.a.n + tools->u.a.n > BNC_TOOLS_MAX) {
+		upstream_fail(up, "too many tools");
+		return;
+	}
+	for (i = 0; i < tools->u.a.n; i++)
+		value_array_append(up->listing, tools->u.a.v[i]);
+	tools->u.a.n = 0;
+	next = value_get(m->result, "nextCursor");
+	if (value_is(next, V_STRING) && next->u.s.len > 0) {
+		if (++up->pages >= BNC_LIST_PAGES_MAX) {
+			upstream_fail(up, "too many tools/list pages");
+			return;
+		}
+		start_listing(up, next->u.s.p);
+		return;
+	}
+	tools = up->listing;
+	up->listing = NULL;
+	listing_done(up, tools);
+}
+
+/* A forwarded request's answer goes back to the client with its own id. */
+static void
+on_forward(struct upstream *up, struct pending *p, struct rpc *m)
+{
+	struct session *s = up->s;
+	struct rpc out;
+
+	memset(&out, 0, sizeof(out));
+	out.kind = m->kind;
+	out.id = p->cid;
+	if (m->kind == RPC_RESULT) {
+		if (p->is_call)
+			decide_result(s, NULL, m->result);
+		out.result = m->result;
+	} else {
+		out.code = m->code;
+		out.message = m->message;
+		out.data = m->data;
+	}
+	client_send(s, &out);
+}
+
+static void
+on_response(struct upstream *up, struct rpc *m)
+{
+	struct pending *p;
+
+	if (m->id.type != RPC_ID_INT || (p = pend_find(up, m->id.n)) == NULL) {
+		debug("upstream %s: answer to unknown id dropped", up->name);
+		return;
+	}
+	switch (p->kind) {
+	case PEND_INIT:
+		upstream_drop_pending(up, p);
+		on_initialize(up, m);
+		break;
+	case PEND_LIST:
+		upstream_drop_pending(up, p);
+		on_tools_list(up, m);
+		break;
+	case PEND_FORWARD:
+		on_forward(up, p, m);
+		upstream_drop_pending(up, p);
+		break;
+	case PEND_INTERNAL:
+		upstream_drop_pending(up, p);
+		break;
+	}
+	session_check_drained(up->s);
+}
+
+static void
+on_request(struct upstream *up, struct rpc *m)
+{
+	if (strcmp(m->method, "ping") == 0) {
+		upstream_reply(up, &m->id, value_object());
+		return;
+	}
+	if (strcmp(m->method, "elicitation/create") == 0 ||
+	    strcmp(m->method, "roots/list") == 0 ||
+	    strcmp(m->method, "sampling/createMessage") == 0) {
+		session_relay_request(up->s, up, m);
+		return;
+	}
+	upstream_reply_error(up, &m->id, -32601, "Method not found");
+}
+
+static void
+on_progress(struct upstream *up, struct rpc *m)
+{
+	const struct value *tok;
+	size_t i;
+
+	tok = value_get(m->params, "progressToken");
+	if (tok == NULL)
+		return;
+	for (i = 0; i < up->npend; i++)
+		if (up->pend[i].kind == PEND_FORWARD &&
+		    value_equal(up->pend[i].progress, tok)) {
+			client_notify(up->s, m->method, m->params);
+			m->params = NULL;
+			return;
+		}
+	debug("upstream %s: progress for no live request dropped", up->name);
+}
+
+static const char *const forwarded_notes[] = {
+	"notifications/message",
+	"notifications/resources/updated",
+	"notifications/resources/list_changed",
+	"notifications/prompts/list_changed",
+};
+
+static void
+on_notification(struct upstream *up, struct rpc *m)
+{
+	struct session *s = up->s;
+	size_t i;
+
+	if (strcmp(m->method, "notifications/progress") == 0) {
+		on_progress(up, m);
+		return;
+	}
+	if (strcmp(m->method, "notifications/cancelled") == 0) {
+		session_relay_cancel(s, up, m->params);
+		return;
+	}
+	if (strcmp(m->method, "notifications/tools/list_changed") == 0) {
+		size_t j;
+
+		/* Before pinning, the pending list answers it. */
+		if (up->state != UP_READY)
+			return;
+		for (j = 0; j < up->npend; j++)
+			if (up->pend[j].kind == PEND_LIST) {
+				up->relist = 1;	/* it may predate the change */
+				return;
+			}
+		start_listing(up, NULL);
+		return;
+	}
+	for (i = 0; i < sizeof(forwarded_notes) / sizeof(*forwarded_notes);
+	    i++)
+		if (strcmp(m->method, forwarded_notes[i]) == 0) {
+			if (s->state == SESSION_READY ||
+			    s->state == SESSION_DRAIN) {
+				client_notify(s, m->method, m->params);
+				m->params = NULL;
+			}
+			return;
+		}
+	debug("upstream %s: notification %s dropped", up->name, m->method);
+}
+
+void
+mon_upstream_frame(struct upstream *up, struct frame_msg *fm)
+{
+	struct msg_rpc_bad bad;
+	struct rpc m;
+	char esc[BNC_LOG_LINE_MAX];
+	int r;
+
+	switch (fm->type) {
+	case MSG_RPC_IN:
+		if ((r = msg_rpc_get(fm->payload, &m,
+		    up->s->cfg->max_message)) != 0)
+			fatal_r(r, "%s: bad rpc frame", up->worker.tag);
+		if (up->state == UP_FAILED) {
+			msg_rpc_free(&m);
+			return;
+		}
+		switch (m.kind) {
+		case RPC_RESULT:
+		case RPC_ERROR:
+			on_response(up, &m);
+			break;
+		case RPC_REQUEST:
+			on_request(up, &m);
+			break;
+		case RPC_NOTIFICATION:
+			on_notification(up, &m);
+			break;
+		}
+		msg_rpc_free(&m);
+		break;
+	case MSG_RPC_BAD:
+		if ((r = msg_rpc_bad_get(fm->payload, &bad)) != 0)
+			fatal_r(r, "%s: bad frame", up->worker.tag);
+		log_escape(esc, sizeof(esc), bad.message, strlen(bad.message));
+		error("upstream %s: unusable output line dropped: %s",
+		    up->name, esc);
+		msg_rpc_bad_free(&bad);
+		break;
+	case MSG_INPUT_EOF:
+		if (up->worker.input_eof || msg_empty_get(fm->payload) != 0)
+			fatal("%s: bad input-eof", up->worker.tag);
+		up->worker.input_eof = 1;
+		session_upstream_gone(up->s, up);
+		session_closing_progress(up->s);
+		break;
+	default:
+		fatal("%s: unexpected %s", up->worker.tag,
+		    msg_type_name(fm->type));
+	}
+}
+
+void
+upstream_setup_io(struct upstream *up)
+{
+	up->out = evbuffer_new();
+	up->wev = event_new(up->s->base, up->in_fd, EV_WRITE | EV_PERSIST,
+	    upstream_writable, up);
+	if (up->out == NULL || up->wev == NULL)
+		fatal("upstream %s: event set-up", up->name);
+}

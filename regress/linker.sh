@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+#
+# regress/linker.sh - the privilege line is a build line (STYLE rule 2):
+# bouncer-worker links no SQLite, libsodium, libyaml or PCRE2 (neither as
+# a DT_NEEDED entry, nor transitively, nor as symbols linked in
+# statically), and no object of the monitor, nor of the common library
+# it shares with the worker, calls a cJSON parser (the monitor builds
+# JSON, it never parses it).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
+
+require_cmd readelf nm
+
+FORBIDDEN_LIBS='^lib(sqlite3|sodium|yaml|pcre2)'
+FORBIDDEN_SYMS='^(sqlite3_|sodium_|randombytes_|crypto_(sign|box|secretbox|generichash|hash|auth|aead|kdf|kx|pwhash|scalarmult|stream|shorthash|onetimeauth)|yaml_|pcre2_)'
+# What the worker may load: its own libraries, libc's, and sanitizers.
+ALLOWED_LIBS='^(libcjson|libevent(_core|_extra|_pthreads)?|libseccomp|libc|libm|libpthread|libdl|librt|libgcc_s|ld-linux[-a-z0-9_]*|libasan|libubsan|liblsan|libtsan)([.-]|$)'
+
+# --- the worker ----------------------------------------------------
+needed=$(readelf -d "$WORKER" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+[ -n "$needed" ] || fail "readelf found no DT_NEEDED in $WORKER"
+for lib in $needed; do
+	echo "$lib" | grep -qE "$FORBIDDEN_LIBS" &&
+	    fail "$WORKER has DT_NEEDED $lib (the worker must not link it)"
+	echo "$lib" | grep -qE "$ALLOWED_LIBS" ||
+	    fail "$WORKER has DT_NEEDED $lib, which is not on the worker's list (cjson, event, seccomp, libc)"
+done
+if command -v ldd >/dev/null 2>&1; then
+	trans=$(ldd "$WORKER" 2>/dev/null | awk '{print $1}' | sed 's,.*/,,' |
+	    grep -E "$FORBIDDEN_LIBS")
+	[ -z "$trans" ] || fail "$WORKER loads, transitively: $trans"
+fi
+syms=$({ nm -D "$WORKER"; nm "$WORKER"; } 2>/dev/null |
+    awk 'NF >= 2 {print $NF}' | sed 's/@.*//' | grep -E "$FORBIDDEN_SYMS" |
+    sort -u)
+[ -z "$syms" ] || fail "$WORKER references or defines forbidden symbols:
+$syms"
+log "worker: DT_NEEDED $(echo "$needed" | tr '\n' ' ')"
+
+# --- the monitor's objects -----------------------------------------
+objs=$(find "$top_builddir/monitor" -maxdepth 1 -name '*.o' | sort)
+[ -n "$objs" ] || fail "no object files in $top_builddir/monitor (not built?)"
+for o in $objs; do
+	bad=$(nm -u "$o" 2>/dev/null | awk '{print $NF}' | grep '^cJSON_Parse')
+	[ -z "$bad" ] || fail "monitor object $o calls a JSON parser: $bad"
+done
+log "monitor: $(echo "$objs" | wc -l) objects, no cJSON_Parse*"
+
+# and the linked monitor imports none (catches any library it pulls in)
+bad=$(nm -D --undefined-only "$MONITOR" 2>/dev/null | awk '{print $NF}' |
+    sed 's/@.*//' | grep '^cJSON_Parse')
+[ -z "$bad" ] || fail "$MONITOR imports a JSON parser: $bad"
+bad=$(nm "$MONITOR" 2>/dev/null | awk '{print $NF}' | grep '^cJSON_Parse')
+[ -z "$bad" ] || fail "$MONITOR contains a JSON parser: $bad"
+
+# --- the common library ----------------------------------------------
+libs=$(find "$top_builddir/common" -maxdepth 1 -name '*.a' | sort)
+[ -n "$libs" ] || fail "no static library in $top_builddir/common (not built?)"
+for a in $libs; do
+	bad=$(nm -A "$a" 2>/dev/null | grep -E ' U cJSON_Parse')
+	[ -z "$bad" ] || fail "$a has members calling a JSON parser:
+$bad"
+done
+log "common: $(echo "$libs" | tr '\n' ' ')without cJSON_Parse*"
+pass

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+#
+# regress/passthrough.sh - prompts/*, resources/*, logging/setLevel and
+# completion/complete are passed through to the upstream that declared
+# the capability, and bouncer declares those capabilities only then.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
+
+# An upstream without them: bouncer declares only tools.
+start_monitor -- "$MOCK"
+initialize_req 0 2025-11-25
+expect_line '.id == 0 and (.result.capabilities |
+    has("tools") and (has("prompts") or has("resources") or
+    has("logging") or has("completions") | not))' "$TEST_START_TIMEOUT"
+stop_monitor
+[ "$MON_STATUS" = 0 ] || fail "exit status $MON_STATUS"
+
+up=$TESTDIR/up.log
+start_monitor -- "$MOCK" -P -l "$up"
+initialize_req 0 2025-11-25
+expect_line '.id == 0 and (.result.capabilities |
+    has("tools") and has("prompts") and has("resources") and
+    has("logging") and has("completions"))' "$TEST_START_TIMEOUT"
+send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+request 1 prompts/list '{}'
+expect_line "$(f_result 1) and .result.prompts[0].name == \"greet\""
+request 2 prompts/get '{"name":"greet","arguments":{"who":"Ada"}}'
+expect_line "$(f_result 2) and
+    .result.messages[0].content.text == \"Hello, Ada!\""
+request 3 resources/list '{}'
+expect_line "$(f_result 3) and .result.resources[0].uri == \"mock://readme\""
+request '"r-4"' resources/read '{"uri":"mock://readme"}'
+expect_line "$(f_result '"r-4"') and
+    .result.contents[0].text == \"This is the mock upstream's readme.\""
+# the upstream's error comes back with the client's id
+request 5 resources/read '{"uri":"mock://nothing"}'
+expect_line "$(f_error 5 -32002)"
+request 6 prompts/get '{"name":"nope"}'
+expect_line "$(f_error 6 -32602)"
+request 7 logging/setLevel '{"level":"debug"}'
+expect_line '.id == 7 and .result == {}'
+request 8 completion/complete '{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"who","value":"a"}}'
+expect_line "$(f_result 8) and .result.completion.values == [\"alpha\",\"beta\"]"
+ping_ok 9
+
+# The upstream saw the same params.
+jq -se 'map(select(.method == "prompts/get"))[0].params ==
+    {"name":"greet","arguments":{"who":"Ada"}}' "$up" >/dev/null ||
+    fail "prompts/get params changed on the way: $(grep prompts/get "$up")"
+pass
