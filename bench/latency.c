@@ -1,0 +1,689 @@
+/*
+ * latency.c - added latency and throughput of a tools/call through
+ * bouncer-monitor, against the same upstream called directly.
+ *
+ * It spawns the upstream (an MCP stdio server with an `echo` tool taking
+ * {message}, normally regress/mocks/mock-upstream) once directly and once
+ * as `bouncer-monitor [ARGS] -- UPSTREAM`, does the MCP handshake with each
+ * over its stdin/stdout, then times sequential echo calls in alternating
+ * rounds (direct, bouncer, direct, ...) and, last, pipelined calls with
+ * several requests in flight.  It prints figures, human-readable lines and
+ * one final JSON line.
+ *
+ * It is a benchmark, not a test: it must never judge a time, and it exits
+ * non-zero only when something broke.  It is not part of bouncer, is never
+ * installed, and parses JSON with cJSON directly.
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+/* This program's own bounds; bouncer's are in common/limits.h. */
+#define LAT_CALLS_DEFAULT	2000
+#define LAT_WARMUP_DEFAULT	500
+#define LAT_ROUNDS_DEFAULT	5
+#define LAT_INFLIGHT_DEFAULT	8
+#define LAT_MSGLEN_DEFAULT	16
+#define LAT_TIMEOUT_DEFAULT	30		/* s, for any one answer */
+#define LAT_CALLS_MAX		10000000
+#define LAT_ROUNDS_MAX		1000
+#define LAT_INFLIGHT_MAX	256	/* pipelined lines stay in one pipe buffer */
+#define LAT_MSGLEN_MAX		4096	/* bytes of the echoed message */
+#define LAT_TIMEOUT_MAX		3600
+#define LAT_SAMPLES_MAX		10000000	/* calls x rounds kept in memory */
+#define LAT_ARGS_MAX		256	/* monitor arguments */
+#define LAT_LINE_MAX		(16 * 1024 * 1024)	/* an answer line */
+#define LAT_READ_CHUNK		65536
+#define LAT_REQ_MAX		(LAT_MSGLEN_MAX + 256)	/* a request line */
+#define LAT_EXIT_GRACE_MS	2000	/* after stdin EOF, then after SIGTERM */
+#define LAT_PROTOCOL		"2025-11-25"
+#define LAT_TOOL		"echo"
+
+enum target {
+	T_DIRECT = 0,
+	T_BOUNCER,
+	T_COUNT
+};
+
+static const char *target_name[T_COUNT] = { "direct", "bouncer" };
+
+struct child {
+	enum target	 target;
+	pid_t		 pid;
+	int		 in;		/* the child's stdin */
+	int		 out;		/* the child's stdout */
+	char		*buf;		/* bytes read, not yet returned */
+	size_t		 len;
+	size_t		 size;
+	size_t		 off;		/* start of the unreturned bytes */
+	long		 next_id;
+};
+
+struct stats {
+	double		 p50;
+	double		 p90;
+	double		 p99;
+};
+
+static int	 opt_timeout = LAT_TIMEOUT_DEFAULT;
+static int	 errfd = -1;		/* children's stderr, if not ours */
+static pid_t	 live[T_COUNT];		/* children to end if we die */
+static char	*message;		/* the echoed text */
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+	int t;
+
+	fflush(stdout);
+	for (t = 0; t < T_COUNT; t++)
+		if (live[t] > 0)
+			kill(live[t], SIGTERM);
+	fprintf(stderr, "latency: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static double
+now_us(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		die("clock_gettime: %s", strerror(errno));
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void
+write_all(struct child *c, const char *p, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		if ((n = write(c->in, p, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			die("%s: write to child: %s", target_name[c->target],
+			    strerror(errno));
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/*
+ * Returns the next line of the child's stdout, NUL-terminated without its
+ * newline; the pointer is valid until the next call.  Dies on EOF, on a
+ * line over LAT_LINE_MAX or after opt_timeout seconds of silence.
+ */
+static char *
+read_line(struct child *c)
+{
+	struct pollfd pfd;
+	char *nl, *line, *p;
+	size_t scanned = 0;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		nl = memchr(c->buf + c->off + scanned, '\n',
+		    c->len - c->off - scanned);
+		if (nl != NULL) {
+			*nl = '\0';
+			line = c->buf + c->off;
+			c->off = (size_t)(nl - c->buf) + 1;
+			return line;
+		}
+		scanned = c->len - c->off;
+		if (scanned > LAT_LINE_MAX)
+			die("%s: answer line over %d bytes",
+			    target_name[c->target], LAT_LINE_MAX);
+		if (c->off > 0) {
+			memmove(c->buf, c->buf + c->off, scanned);
+			c->len = scanned;
+			c->off = 0;
+		}
+		if (c->size - c->len < LAT_READ_CHUNK) {
+			c->size = c->size ? c->size * 2 : 4 * LAT_READ_CHUNK;
+			if ((p = realloc(c->buf, c->size)) == NULL)
+				die("out of memory");
+			c->buf = p;
+		}
+		pfd.fd = c->out;
+		pfd.events = POLLIN;
+		if ((r = poll(&pfd, 1, opt_timeout * 1000)) == -1) {
+			if (errno == EINTR)
+				continue;
+			die("poll: %s", strerror(errno));
+		}
+		if (r == 0)
+			die("%s: no answer within %d s",
+			    target_name[c->target], opt_timeout);
+		if ((n = read(c->out, c->buf + c->len,
+		    c->size - c->len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			die("%s: read: %s", target_name[c->target],
+			    strerror(errno));
+		}
+		if (n == 0)
+			die("%s: the child closed its stdout",
+			    target_name[c->target]);
+		c->len += (size_t)n;
+	}
+}
+
+static void
+child_spawn(struct child *c, enum target t, char *const argv[])
+{
+	int in[2], out[2];
+
+	memset(c, 0, sizeof(*c));
+	c->target = t;
+	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1)
+		die("pipe2: %s", strerror(errno));
+	switch (c->pid = fork()) {
+	case -1:
+		die("fork: %s", strerror(errno));
+	case 0:
+		if (dup2(in[0], STDIN_FILENO) == -1 ||
+		    dup2(out[1], STDOUT_FILENO) == -1 ||
+		    (errfd != -1 && dup2(errfd, STDERR_FILENO) == -1))
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, "latency: exec %s: %s\n", argv[0],
+		    strerror(errno));
+		_exit(127);
+	default:
+		break;
+	}
+	live[t] = c->pid;
+	close(in[0]);
+	close(out[1]);
+	c->in = in[1];
+	c->out = out[0];
+}
+
+/* Closes the child's stdin and reaps it, escalating if it lingers. */
+static void
+child_close(struct child *c)
+{
+	const int sigs[] = { 0, SIGTERM, SIGKILL };
+	double until;
+	size_t i;
+	pid_t r;
+	int status;
+
+	close(c->in);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		if (sigs[i] != 0)
+			kill(c->pid, sigs[i]);
+		until = now_us() + LAT_EXIT_GRACE_MS * 1e3;
+		do {
+			if ((r = waitpid(c->pid, &status, WNOHANG)) == -1)
+				die("waitpid: %s", strerror(errno));
+			if (r == c->pid)
+				goto out;
+			usleep(1000);
+		} while (now_us() < until);
+	}
+	die("%s: child %ld does not exit", target_name[c->target],
+	    (long)c->pid);
+ out:
+	live[c->target] = 0;
+	close(c->out);
+	free(c->buf);
+	c->buf = NULL;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fprintf(stderr, "latency: %s: child ended with status %d%s\n",
+		    target_name[c->target], WIFEXITED(status) ?
+		    WEXITSTATUS(status) : WTERMSIG(status),
+		    WIFEXITED(status) ? "" : " (signal)");
+}
+
+/*
+ * Reads lines until the answer to request id; answers any request the
+ * child makes with an error and skips notifications.  Returns the parsed
+ * answer (the caller frees it); dies on a JSON-RPC error or isError.
+ */
+static cJSON *
+await_answer(struct child *c, long id, long *got)
+{
+	cJSON *m, *mid, *method, *res, *err;
+	char *line, *s;
+	char reply[512];
+	int n;
+
+	for (;;) {
+		line = read_line(c);
+		if ((m = cJSON_Parse(line)) == NULL)
+			die("%s: not JSON: %.200s", target_name[c->target],
+			    line);
+		mid = cJSON_GetObjectItemCaseSensitive(m, "id");
+		method = cJSON_GetObjectItemCaseSensitive(m, "method");
+		if (method != NULL) {
+			/* A request to us: we offer nothing, say so. */
+			if (mid != NULL &&
+			    (s = cJSON_PrintUnformatted(mid)) != NULL) {
+				n = snprintf(reply, sizeof(reply),
+				    "{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":"
+				    "{\"code\":-32601,\"message\":"
+				    "\"Method not found\"}}\n", s);
+				cJSON_free(s);
+				if (n > 0 && (size_t)n < sizeof(reply))
+					write_all(c, reply, (size_t)n);
+			}
+			cJSON_Delete(m);
+			continue;
+		}
+		if (!cJSON_IsNumber(mid) || (got == NULL &&
+		    mid->valuedouble != (double)id))
+			die("%s: answer with unexpected id: %.200s",
+			    target_name[c->target], line);
+		res = cJSON_GetObjectItemCaseSensitive(m, "result");
+		err = cJSON_GetObjectItemCaseSensitive(m, "error");
+		if (err != NULL || !cJSON_IsObject(res))
+			die("%s: request %ld failed: %.300s",
+			    target_name[c->target],
+			    (long)mid->valuedouble, line);
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res,
+		    "isError")))
+			die("%s: tool error: %.300s", target_name[c->target],
+			    line);
+		if (got != NULL)
+			*got = (long)mid->valuedouble;
+		return m;
+	}
+}
+
+static void
+send_call(struct child *c, long id)
+{
+	char req[LAT_REQ_MAX];
+	int n;
+
+	n = snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":%ld,"
+	    "\"method\":\"tools/call\",\"params\":{\"name\":\"" LAT_TOOL
+	    "\",\"arguments\":{\"message\":\"%s\"}}}\n", id, message);
+	if (n < 0 || (size_t)n >= sizeof(req))
+		die("request too long");
+	write_all(c, req, (size_t)n);
+}
+
+/* One sequential call, checked; returns its wall time in µs. */
+static double
+call_once(struct child *c)
+{
+	cJSON *m, *content, *text;
+	double t0, t1;
+	long id = c->next_id++;
+
+	t0 = now_us();
+	send_call(c, id);
+	m = await_answer(c, id, NULL);
+	t1 = now_us();
+	content = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(m, "result"), "content");
+	text = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetArrayItem(content, 0), "text");
+	if (!cJSON_IsString(text) || strcmp(text->valuestring, message) != 0)
+		die("%s: echo did not echo", target_name[c->target]);
+	cJSON_Delete(m);
+	return t1 - t0;
+}
+
+/*
+ * Spawns the target and completes the handshake as a client does:
+ * initialize, notifications/initialized, tools/list (echo must be there).
+ * Returns the time from spawn to the initialize answer in µs.
+ */
+static double
+session_open(struct child *c, enum target t, char *const argv[])
+{
+	static const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":0,"
+	    "\"method\":\"initialize\",\"params\":{\"protocolVersion\":\""
+	    LAT_PROTOCOL "\",\"capabilities\":{},\"clientInfo\":{\"name\":"
+	    "\"bouncer-bench\",\"version\":\"1.0.0\"}}}\n";
+	static const char inited[] = "{\"jsonrpc\":\"2.0\","
+	    "\"method\":\"notifications/initialized\"}\n";
+	static const char list[] = "{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"method\":\"tools/list\"}\n";
+	cJSON *m, *tools, *tool, *name;
+	double t0, t1;
+	int found = 0;
+
+	t0 = now_us();
+	child_spawn(c, t, argv);
+	write_all(c, init, sizeof(init) - 1);
+	m = await_answer(c, 0, NULL);
+	t1 = now_us();
+	cJSON_Delete(m);
+	write_all(c, inited, sizeof(inited) - 1);
+	write_all(c, list, sizeof(list) - 1);
+	m = await_answer(c, 1, NULL);
+	tools = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(m, "result"), "tools");
+	cJSON_ArrayForEach(tool, tools) {
+		name = cJSON_GetObjectItemCaseSensitive(tool, "name");
+		if (cJSON_IsString(name) &&
+		    strcmp(name->valuestring, LAT_TOOL) == 0)
+			found = 1;
+	}
+	cJSON_Delete(m);
+	if (!found)
+		die("%s: no \"" LAT_TOOL "\" tool listed", target_name[t]);
+	c->next_id = 2;
+	return t1 - t0;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile p (1..100) of sorted v[0..n-1]. */
+static double
+pct(const double *v, size_t n, size_t p)
+{
+	size_t k = (p * n + 99) / 100;
+
+	if (k < 1)
+		k = 1;
+	if (k > n)
+		k = n;
+	return v[k - 1];
+}
+
+static struct stats
+stats_of(double *v, size_t n)
+{
+	struct stats s;
+
+	qsort(v, n, sizeof(*v), cmp_double);
+	s.p50 = pct(v, n, 50);
+	s.p90 = pct(v, n, 90);
+	s.p99 = pct(v, n, 99);
+	return s;
+}
+
+static double
+median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	if (n % 2 == 1)
+		return v[n / 2];
+	return (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* calls with up to inflight requests outstanding; returns calls/s. */
+static double
+throughput(struct child *c, long calls, long inflight)
+{
+	char *pending;
+	cJSON *m;
+	double t0, t1;
+	long base = c->next_id, sent = 0, done = 0, got;
+
+	if ((pending = calloc((size_t)calls, 1)) == NULL)
+		die("out of memory");
+	t0 = now_us();
+	while (done < calls) {
+		while (sent < calls && sent - done < inflight) {
+			pending[sent] = 1;
+			send_call(c, base + sent);
+			sent++;
+		}
+		m = await_answer(c, -1, &got);
+		cJSON_Delete(m);
+		if (got < base || got >= base + sent || !pending[got - base])
+			die("%s: answer to id %ld not pending",
+			    target_name[c->target], got);
+		pending[got - base] = 0;
+		done++;
+	}
+	t1 = now_us();
+	c->next_id = base + calls;
+	free(pending);
+	return (double)calls / ((t1 - t0) / 1e6);
+}
+
+static long
+numarg(const char *s, long min, long max, int opt)
+{
+	char *ep;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &ep, 10);
+	if (errno != 0 || *s == '\0' || *ep != '\0' || v < min || v > max)
+		die("-%c: want a number from %ld to %ld, not \"%s\"", opt,
+		    min, max, s);
+	return v;
+}
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: latency [-n calls] [-w warmup] [-r rounds] [-j inflight]\n"
+	    "               [-s msglen] [-t timeout] [-e errlog] [-u upstream]\n"
+	    "               -- bouncer-monitor [monitor-args ...]\n"
+	    "  spawns UPSTREAM directly and as\n"
+	    "  `bouncer-monitor monitor-args -- UPSTREAM`; UPSTREAM defaults\n"
+	    "  to regress/mocks/mock-upstream and needs an `echo` tool.\n"
+	    "  -e appends the children's stderr to errlog.\n");
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct child ch[T_COUNT];
+	struct stats all[T_COUNT], rs;
+	char *dargv[2], *bargv[LAT_ARGS_MAX + 4];
+	char *upstream = "regress/mocks/mock-upstream";
+	double *samples[T_COUNT], *round_p50[T_COUNT], *round_p90[T_COUNT];
+	double *add50, *add90, *start[T_COUNT], *tput[T_COUNT];
+	double startup[T_COUNT], rate[T_COUNT], added50, added90;
+	long calls = LAT_CALLS_DEFAULT, warmup = LAT_WARMUP_DEFAULT;
+	long rounds = LAT_ROUNDS_DEFAULT, inflight = LAT_INFLIGHT_DEFAULT;
+	long msglen = LAT_MSGLEN_DEFAULT, i, r;
+	int ch_opt, t, nargs;
+
+	while ((ch_opt = getopt(argc, argv, "+e:j:n:r:s:t:u:w:")) != -1) {
+		switch (ch_opt) {
+		case 'e':
+			if ((errfd = open(optarg, O_WRONLY | O_CREAT |
+			    O_APPEND | O_CLOEXEC, 0600)) == -1)
+				die("%s: %s", optarg, strerror(errno));
+			break;
+		case 'j':
+			inflight = numarg(optarg, 1, LAT_INFLIGHT_MAX, ch_opt);
+			break;
+		case 'n':
+			calls = numarg(optarg, 1, LAT_CALLS_MAX, ch_opt);
+			break;
+		case 'r':
+			rounds = numarg(optarg, 1, LAT_ROUNDS_MAX, ch_opt);
+			break;
+		case 's':
+			msglen = numarg(optarg, 1, LAT_MSGLEN_MAX, ch_opt);
+			break;
+		case 't':
+			opt_timeout = (int)numarg(optarg, 1, LAT_TIMEOUT_MAX,
+			    ch_opt);
+			break;
+		case 'u':
+			upstream = optarg;
+			break;
+		case 'w':
+			warmup = numarg(optarg, 0, LAT_CALLS_MAX, ch_opt);
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1 || argc > LAT_ARGS_MAX)
+		usage();
+	if (calls * rounds > LAT_SAMPLES_MAX)
+		die("-n times -r exceeds %d samples", LAT_SAMPLES_MAX);
+
+	/* A child that dies is an EPIPE to report, not a silent exit. */
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if ((message = malloc((size_t)msglen + 1)) == NULL)
+		die("out of memory");
+	for (i = 0; i < msglen; i++)
+		message[i] = (char)('a' + i % 26);
+	message[msglen] = '\0';
+
+	dargv[0] = upstream;
+	dargv[1] = NULL;
+	nargs = 0;
+	for (i = 0; i < argc; i++)
+		bargv[nargs++] = argv[i];
+	bargv[nargs++] = "--";
+	bargv[nargs++] = upstream;
+	bargv[nargs] = NULL;
+
+	for (t = 0; t < T_COUNT; t++) {
+		if ((samples[t] = calloc((size_t)(calls * rounds),
+		    sizeof(double))) == NULL ||
+		    (round_p50[t] = calloc((size_t)rounds,
+		    sizeof(double))) == NULL ||
+		    (round_p90[t] = calloc((size_t)rounds,
+		    sizeof(double))) == NULL ||
+		    (start[t] = calloc((size_t)rounds,
+		    sizeof(double))) == NULL ||
+		    (tput[t] = calloc((size_t)rounds,
+		    sizeof(double))) == NULL)
+			die("out of memory");
+	}
+	if ((add50 = calloc((size_t)rounds, sizeof(double))) == NULL ||
+	    (add90 = calloc((size_t)rounds, sizeof(double))) == NULL)
+		die("out of memory");
+
+	printf("latency: upstream %s, tool %s, %ld-byte message\n",
+	    upstream, LAT_TOOL, msglen);
+	printf("latency: bouncer:");
+	for (i = 0; bargv[i] != NULL; i++)
+		printf(" %s", bargv[i]);
+	printf("\n");
+	printf("latency: %ld rounds x %ld sequential calls per target "
+	    "(warm-up %ld), then %ld in flight\n", rounds, calls, warmup,
+	    inflight);
+
+	/* Start-up: spawn to the initialize answer, alternating. */
+	for (r = 0; r < rounds; r++) {
+		for (t = 0; t < T_COUNT; t++) {
+			start[t][r] = session_open(&ch[t], t,
+			    t == T_DIRECT ? dargv : bargv);
+			child_close(&ch[t]);
+		}
+	}
+	for (t = 0; t < T_COUNT; t++) {
+		startup[t] = median(start[t], (size_t)rounds);
+		printf("startup   %-8s median %10.1f µs  (spawn to initialize "
+		    "answer)\n", target_name[t], startup[t]);
+	}
+
+	/* The sessions the calls use; each warmed up once. */
+	for (t = 0; t < T_COUNT; t++) {
+		session_open(&ch[t], t, t == T_DIRECT ? dargv : bargv);
+		for (i = 0; i < warmup; i++)
+			call_once(&ch[t]);
+	}
+
+	for (r = 0; r < rounds; r++) {
+		for (t = 0; t < T_COUNT; t++) {
+			double *v = samples[t] + r * calls, *tmp;
+
+			for (i = 0; i < calls; i++)
+				v[i] = call_once(&ch[t]);
+			if ((tmp = malloc((size_t)calls *
+			    sizeof(double))) == NULL)
+				die("out of memory");
+			memcpy(tmp, v, (size_t)calls * sizeof(double));
+			rs = stats_of(tmp, (size_t)calls);
+			free(tmp);
+			round_p50[t][r] = rs.p50;
+			round_p90[t][r] = rs.p90;
+			printf("round %-3ld %-8s p50 %8.1f  p90 %8.1f  "
+			    "p99 %8.1f µs\n", r + 1, target_name[t],
+			    rs.p50, rs.p90, rs.p99);
+		}
+		add50[r] = round_p50[T_BOUNCER][r] - round_p50[T_DIRECT][r];
+		add90[r] = round_p90[T_BOUNCER][r] - round_p90[T_DIRECT][r];
+	}
+	for (t = 0; t < T_COUNT; t++) {
+		all[t] = stats_of(samples[t], (size_t)(calls * rounds));
+		printf("all       %-8s p50 %8.1f  p90 %8.1f  p99 %8.1f µs  "
+		    "(%ld calls)\n", target_name[t], all[t].p50, all[t].p90,
+		    all[t].p99, calls * rounds);
+	}
+	added50 = median(add50, (size_t)rounds);
+	added90 = median(add90, (size_t)rounds);
+	printf("added     bouncer  p50 %8.1f  p90 %8.1f µs  (median over "
+	    "rounds of bouncer - direct)\n", added50, added90);
+
+	for (r = 0; r < rounds; r++)
+		for (t = 0; t < T_COUNT; t++)
+			tput[t][r] = throughput(&ch[t], calls, inflight);
+	for (t = 0; t < T_COUNT; t++) {
+		rate[t] = median(tput[t], (size_t)rounds);
+		printf("throughput %-8s %10.0f calls/s  (%ld in flight, "
+		    "median of %ld rounds)\n", target_name[t], rate[t],
+		    inflight, rounds);
+	}
+
+	for (t = 0; t < T_COUNT; t++)
+		child_close(&ch[t]);
+
+	printf("{\"calls\":%ld,\"warmup\":%ld,\"rounds\":%ld,"
+	    "\"inflight\":%ld,\"msglen\":%ld", calls, warmup, rounds,
+	    inflight, msglen);
+	for (t = 0; t < T_COUNT; t++)
+		printf(",\"%s\":{\"p50_us\":%.1f,\"p90_us\":%.1f,"
+		    "\"p99_us\":%.1f,\"startup_us\":%.1f,"
+		    "\"calls_per_s\":%.0f}", target_name[t], all[t].p50,
+		    all[t].p90, all[t].p99, startup[t], rate[t]);
+	printf(",\"added_p50_us\":%.1f,\"added_p90_us\":%.1f,"
+	    "\"added_startup_us\":%.1f}\n", added50, added90,
+	    startup[T_BOUNCER] - startup[T_DIRECT]);
+
+	for (t = 0; t < T_COUNT; t++) {
+		free(samples[t]);
+		free(round_p50[t]);
+		free(round_p90[t]);
+		free(start[t]);
+		free(tput[t]);
+	}
+	free(add50);
+	free(add90);
+	free(message);
+	return 0;
+}
