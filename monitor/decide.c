@@ -53,13 +53,12 @@ decide_call(struct session *s, const char *name,
 
 	/* 2. pinning: only tools recorded at start-up, unchanged since */
 	if (entry == NULL) {
-		deny(d, "pinning", "tool \"%.128s\" is not on the pinned "
-		    "tool surface", name);
+		deny(d, "pinning", "unknown tool (not pinned at startup)");
 		return;
 	}
 	if (!entry->visible) {
-		deny(d, "pinning", "tool \"%.128s\" changed since it was "
-		    "pinned and is withheld", name);
+		deny(d, "pinning", "tool '%.128s' changed since it was "
+		    "pinned; withheld until re-pinned", name);
 		return;
 	}
 	if (entry->up->state != UP_READY) {

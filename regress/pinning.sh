@@ -13,7 +13,8 @@ handshake
 # The mock would answer each of these ("Unknown tool"), so a result
 # that is bouncer's proves the call stopped at bouncer.
 call 1 delete_everything '{"really":true}'
-expect_line "$(f_blocked 1)"
+expect_line "$(f_blocked 1) and .result.content[0].text ==
+    \"[bouncer blocked] unknown tool (not pinned at startup)\""
 call 2 ECHO '{"message":"case matters"}'
 expect_line "$(f_blocked 2)"
 call 3 mock__echo '{"message":"not namespaced"}'
