@@ -1,0 +1,110 @@
+/*
+ * audit.h - the append-only, hash-chained decision log (DESIGN 9).
+ *
+ * One SQLite database, <state_dir>/audit.db, shared by every monitor of
+ * an installation.  A row is committed before the call it records is
+ * forwarded; a failure to commit is a denial.  Rows are chained:
+ * hash = SHA-256(prev_hash || canonical encoding of the row), so an edit
+ * of any row breaks every later link and audit_verify() finds it.
+ * Nothing here ever parses JSON: arguments arrive as value trees.
+ */
+#ifndef BNC_AUDIT_H
+#define BNC_AUDIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct audit;
+struct sqlite3;
+struct value;
+
+enum audit_sync {
+	AUDIT_SYNC_NORMAL = 0,	/* WAL, no fsync per commit */
+	AUDIT_SYNC_FULL = 1	/* WAL, fsync per commit */
+};
+
+/* The chain's hashes, in lowercase hex. */
+#define AUDIT_HASH_HEX		64
+/* prev_hash of the first row: 64 '0' characters. */
+#define AUDIT_GENESIS \
+	"0000000000000000000000000000000000000000000000000000000000000000"
+/* Version of the schema and of the row encoding (PRAGMA user_version). */
+#define AUDIT_SCHEMA_VERSION	1
+
+struct audit_row {
+	const char	 *session;	/* session id, hex */
+	const char	 *agent;	/* agent id; "-": the implicit agent */
+	const char	 *upstream;	/* upstream name or NULL */
+	const char	 *tool;		/* tool as the client called it, or an
+					 * event name */
+	const char	 *verdict;	/* "allow" "deny" "ask" or "event" */
+	const char	 *contract;	/* identity grant pinning budget
+					 * constraint sink_gate consent default,
+					 * or "event" */
+	const char	 *reason;	/* or NULL; cut at BNC_REASON_MAX */
+	const struct value *args;	/* the call's arguments or NULL */
+	const char *const *sinks;	/* names of sink parameters recorded in
+					 * clear; may be NULL */
+	size_t		  nsinks;
+	const char	 *nonce;	/* consent nonce hex or NULL */
+};
+
+/*
+ * Opens or creates <state_dir>/audit.db: the directory is created 0700
+ * (with its parents) if missing, a new database file 0600; WAL journal,
+ * synchronous NORMAL or FULL, schema and append-only triggers.  With
+ * record_full the whole argument object is stored as JSON as well.
+ * *out receives a handle the caller closes with audit_close().  Returns
+ * 0, or a negative code with a message in err.
+ */
+int	audit_open(const char *state_dir, enum audit_sync, int record_full,
+	    struct audit **out, char *err, size_t errlen);
+
+/*
+ * Appends one row and commits it before returning; *seqp (may be NULL)
+ * receives its seq.  The next seq and prev_hash are read inside the same
+ * BEGIN IMMEDIATE transaction as the insert, so monitors sharing one
+ * database keep one chain.  Any failure (a field missing, too long or not
+ * UTF-8, an unknown verdict or contract, the database locked past
+ * BNC_AUDIT_BUSY_MS, disk full, ...) returns a negative code and leaves
+ * the log as it was: the caller then denies the call.
+ */
+int	audit_append(struct audit *, const struct audit_row *, int64_t *seqp);
+
+/* Last error text of the handle's database (for the operator's log). */
+const char *audit_errmsg(struct audit *);
+
+/* Checkpoints the WAL and closes; accepts NULL. */
+void	audit_close(struct audit *);
+
+/*
+ * Verifies the chain of a database file, opened read-only.  Returns 0 if
+ * intact (an empty log is intact); -BNC_ERR_BAD_FORMAT with *bad_seq set
+ * to the first bad row; -BNC_ERR_NOT_FOUND if the file or its decisions
+ * table is missing; other negative codes for I/O errors.
+ */
+int	audit_verify(const char *dbpath, int64_t *bad_seq);
+
+/*
+ * As audit_verify(); also *nrows (may be NULL): rows checked, and a
+ * description of the fault (or of the I/O error) in why.
+ */
+int	audit_verify_detail(const char *dbpath, int64_t *bad_seq,
+	    int64_t *nrows, char *why, size_t whylen);
+
+/*
+ * Opens dbpath read-only for queries, with the same hardening as the
+ * writer (no symlink, defensive, untrusted schema).  *out receives a
+ * handle the caller closes with sqlite3_close().  Returns 0,
+ * -BNC_ERR_NOT_FOUND if the file does not exist, or another negative
+ * code, with a message in err.
+ */
+int	audit_open_readonly(const char *dbpath, struct sqlite3 **out,
+	    char *err, size_t errlen);
+
+/* Formats a time as the log stores it: RFC 3339 UTC with microseconds,
+ * "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" (27 bytes and a NUL). */
+#define AUDIT_TIME_LEN		27
+void	audit_format_time(int64_t sec, long usec, char out[AUDIT_TIME_LEN + 1]);
+
+#endif /* BNC_AUDIT_H */
