@@ -1,0 +1,1223 @@
+/*
+ * policy.c - load policy files and packs, layer them, answer lookups.
+ *
+ * Files are parsed with yaml-tree (line numbers; quoted scalars are never
+ * booleans or integers) and checked key by key against a table: an
+ * unknown key, a wrong type, a regex that does not compile is an error
+ * naming file, line and key, and the file is refused whole.  Lookups are
+ * a hash per layer.  It must never guess in the permissive direction: a
+ * malformed value is an error, not a default, and a forbidden mark
+ * cannot be lifted by a later entry.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "bounds.h"
+#include "err.h"
+#include "policy.h"
+#include "utf8.h"
+#include "value.h"
+#include "xmalloc.h"
+#include "yaml-tree.h"
+
+enum layer {
+	LAYER_USER = 0,
+	LAYER_PACK = 1,
+	LAYER_HEUR = 2
+};
+
+struct pentry {
+	struct tool_policy	 tp;
+	char			*key;		/* hash key */
+	enum layer		 layer;
+	struct pentry		*shadows;	/* same name, layer; earlier */
+};
+
+struct htab {
+	struct pentry	**slot;
+	size_t		  cap;		/* a power of two, or 0 */
+	size_t		  n;
+};
+
+struct fname {
+	char	*qual;		/* upstream, or NULL for every upstream */
+	char	*norm;		/* normalised tool name */
+};
+
+struct policy {
+	struct pentry	**ents;		/* user and pack entries, in order */
+	size_t		  nents;
+	struct pentry	**heurs;	/* heuristic results, owned */
+	size_t		  nheurs;
+	struct htab	  tab[3];	/* by layer */
+	struct fname	 *forb;
+	size_t		  nforb;
+	struct tool_policy fallback;	/* when the cache is full */
+};
+
+/* DESIGN 6: never listed, always denied, whatever the policy says. */
+static const char *const builtin_forbidden[] = {
+	"set_owner", "set_due_date", "set_status", "update_property",
+	"update_any_property", "assign", "delete_page", "delete_issue",
+};
+
+static const char *const layer_source[] = {
+	[LAYER_USER] = "user",
+	[LAYER_PACK] = "pack",
+	[LAYER_HEUR] = "heuristics",
+};
+
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* ---- hash tables -------------------------------------------------- */
+
+static uint32_t
+hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static struct pentry *
+ht_get(const struct htab *t, const char *key)
+{
+	size_t i;
+
+	if (t->cap == 0)
+		return NULL;
+	for (i = hash_str(key) & (t->cap - 1); t->slot[i] != NULL;
+	    i = (i + 1) & (t->cap - 1))
+		if (strcmp(t->slot[i]->key, key) == 0)
+			return t->slot[i];
+	return NULL;
+}
+
+/* Inserts e; returns the entry it replaced (same key), or NULL. */
+static struct pentry *
+ht_put(struct htab *t, struct pentry *e)
+{
+	struct pentry *old, **oslot;
+	size_t i, ocap;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		oslot = t->slot;
+		ocap = t->cap;
+		t->cap = ocap == 0 ? 64 : ocap * 2;
+		t->slot = xcalloc(t->cap, sizeof(*t->slot));
+		t->n = 0;
+		for (i = 0; i < ocap; i++)
+			if (oslot[i] != NULL)
+				ht_put(t, oslot[i]);
+		free(oslot);
+	}
+	for (i = hash_str(e->key) & (t->cap - 1); t->slot[i] != NULL;
+	    i = (i + 1) & (t->cap - 1))
+		if (strcmp(t->slot[i]->key, e->key) == 0) {
+			old = t->slot[i];
+			t->slot[i] = e;
+			return old;
+		}
+	t->slot[i] = e;
+	t->n++;
+	return NULL;
+}
+
+/* ---- entries ------------------------------------------------------ */
+
+static void
+free_vec(char **v, size_t n)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void
+tool_policy_clear(struct tool_policy *tp)
+{
+	size_t i;
+
+	free(tp->name);
+	free(tp->file);
+	free_vec(tp->sink_params, tp->nsink);
+	free_vec(tp->trusted, tp->ntrusted);
+	free_vec(tp->write_params, tp->nwrite);
+	free_vec(tp->prefixes, tp->nprefixes);
+	for (i = 0; i < tp->npatterns; i++) {
+		free(tp->patterns[i].param);
+		free(tp->patterns[i].src);
+		pcre2_code_free(tp->patterns[i].re);
+	}
+	free(tp->patterns);
+	memset(tp, 0, sizeof(*tp));
+}
+
+static struct pentry *
+pentry_new(enum layer layer)
+{
+	struct pentry *e;
+
+	e = xcalloc(1, sizeof(*e));
+	e->layer = layer;
+	e->tp.source = layer_source[layer];
+	e->tp.max_calls = -1;
+	e->tp.tainted = TAINTED_DENY;
+	e->tp.taint_source = 1;
+	return e;
+}
+
+static void
+pentry_free(struct pentry *e)
+{
+	if (e == NULL)
+		return;
+	if (e->key != e->tp.name)
+		free(e->key);
+	tool_policy_clear(&e->tp);
+	free(e);
+}
+
+struct policy *
+policy_new(void)
+{
+	struct policy *p;
+
+	p = xcalloc(1, sizeof(*p));
+	/* Fail closed: every argument is a sink, and a human confirms. */
+	p->fallback.name = xstrdup("(heuristic cache full)");
+	p->fallback.source = layer_source[LAYER_HEUR];
+	p->fallback.exfiltrating = 1;
+	p->fallback.max_calls = -1;
+	p->fallback.confirm = 1;
+	p->fallback.taint_source = 1;
+	return p;
+}
+
+void
+policy_free(struct policy *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->nents; i++)
+		pentry_free(p->ents[i]);
+	free(p->ents);
+	for (i = 0; i < p->nheurs; i++)
+		pentry_free(p->heurs[i]);
+	free(p->heurs);
+	for (i = 0; i < NELEM(p->tab); i++)
+		free(p->tab[i].slot);
+	for (i = 0; i < p->nforb; i++) {
+		free(p->forb[i].qual);
+		free(p->forb[i].norm);
+	}
+	free(p->forb);
+	tool_policy_clear(&p->fallback);
+	free(p);
+}
+
+size_t
+policy_nentries(const struct policy *p)
+{
+	return p->nents;
+}
+
+const struct tool_policy *
+policy_entry(const struct policy *p, size_t i)
+{
+	return i < p->nents ? &p->ents[i]->tp : NULL;
+}
+
+/* ---- the forbidden set -------------------------------------------- */
+
+/* Lower-case ASCII, drop '-', '_', '.' and spaces. */
+static char *
+forbid_norm(const char *s)
+{
+	char *o, *q;
+
+	o = q = xmalloc(strlen(s) + 1);
+	for (; *s != '\0'; s++) {
+		if (*s == '-' || *s == '_' || *s == '.' || *s == ' ')
+			continue;
+		*q++ = (*s >= 'A' && *s <= 'Z') ? *s - 'A' + 'a' : *s;
+	}
+	*q = '\0';
+	return o;
+}
+
+/* "upstream:tool" splits only where the qualifier is an upstream name. */
+static int
+upstream_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > BNC_UPSTREAM_NAME_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/* The tool part of a name, and the qualifier's length (0: unqualified). */
+static const char *
+split_qualified(const char *name, size_t *qlen)
+{
+	const char *c = strchr(name, ':');
+
+	*qlen = 0;
+	if (c == NULL || !upstream_name_ok(name, (size_t)(c - name)) ||
+	    c[1] == '\0')
+		return name;
+	*qlen = (size_t)(c - name);
+	return c + 1;
+}
+
+void
+policy_add_forbidden(struct policy *p, const char *name)
+{
+	const char *tool;
+	size_t qlen;
+
+	tool = split_qualified(name, &qlen);
+	p->forb = xreallocarray(p->forb, p->nforb + 1, sizeof(*p->forb));
+	p->forb[p->nforb].qual = qlen > 0 ? xstrndup(name, qlen) : NULL;
+	p->forb[p->nforb].norm = forbid_norm(tool);
+	p->nforb++;
+}
+
+static int
+builtin_forbidden_name(const char *tool)
+{
+	char *n, *b;
+	size_t i;
+	int hit = 0;
+
+	n = forbid_norm(tool);
+	for (i = 0; i < NELEM(builtin_forbidden) && !hit; i++) {
+		b = forbid_norm(builtin_forbidden[i]);
+		hit = strcmp(n, b) == 0;
+		free(b);
+	}
+	free(n);
+	return hit;
+}
+
+int
+policy_forbidden(const struct policy *p, const char *upstream,
+    const char *tool)
+{
+	char *n;
+	size_t i;
+	int hit = 0;
+
+	if (tool == NULL)
+		return 1;
+	if (builtin_forbidden_name(tool))
+		return 1;
+	n = forbid_norm(tool);
+	for (i = 0; p != NULL && i < p->nforb && !hit; i++) {
+		if (p->forb[i].qual != NULL && (upstream == NULL ||
+		    strcmp(p->forb[i].qual, upstream) != 0))
+			continue;
+		hit = strcmp(p->forb[i].norm, n) == 0;
+	}
+	free(n);
+	return hit;
+}
+
+/* ---- loading ------------------------------------------------------ */
+
+struct pctx {
+	const char	*path;
+	char		*err;
+	size_t		 errlen;
+};
+
+static int __attribute__((format(printf, 4, 5)))
+pfail(struct pctx *x, const struct ynode *n, const char *key,
+    const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(x->err, x->errlen, "%s:%lu: %s: %s", x->path,
+	    n != NULL ? n->line : 1, key, msg);
+	return -BNC_ERR_CONFIG;
+}
+
+/* How a wrong value reads in a message. */
+static const char *
+describe(const struct ynode *v, char *buf, size_t len)
+{
+	if (v == NULL)
+		return "nothing";
+	if (v->type != YNODE_SCALAR)
+		return ynode_type_name(v);
+	snprintf(buf, len, "%s\"%.64s%s\"", v->quoted ? "the quoted string " :
+	    "", v->scalar, strlen(v->scalar) > 64 ? "..." : "");
+	return buf;
+}
+
+static int
+is_null_scalar(const struct ynode *v)
+{
+	return v->type == YNODE_SCALAR && !v->quoted &&
+	    (v->scalar[0] == '\0' || strcmp(v->scalar, "~") == 0 ||
+	    strcmp(v->scalar, "null") == 0 || strcmp(v->scalar, "Null") == 0 ||
+	    strcmp(v->scalar, "NULL") == 0);
+}
+
+/* A non-empty string scalar of at most BNC_POLICY_STRING_MAX bytes. */
+static int
+get_string(struct pctx *x, const struct ynode *v, const char *key,
+    const char **out)
+{
+	char d[96];
+
+	if (v == NULL || v->type != YNODE_SCALAR || is_null_scalar(v))
+		return pfail(x, v, key, "must be a string, not %s",
+		    v != NULL && v->type == YNODE_SCALAR ? "null" :
+		    describe(v, d, sizeof(d)));
+	if (v->scalar[0] == '\0')
+		return pfail(x, v, key, "must not be empty");
+	if (strlen(v->scalar) > BNC_POLICY_STRING_MAX)
+		return pfail(x, v, key, "longer than %d bytes",
+		    BNC_POLICY_STRING_MAX);
+	if (!utf8_valid(v->scalar, strlen(v->scalar)))
+		return pfail(x, v, key, "not valid UTF-8");
+	*out = v->scalar;
+	return 0;
+}
+
+enum list_kind {
+	LIST_PARAM,		/* argument names */
+	LIST_DEST,		/* trusted destinations */
+	LIST_PREFIX		/* allowed path prefixes */
+};
+
+static int
+check_prefix(struct pctx *x, const struct ynode *v, const char *key,
+    const char *s)
+{
+	const char *c = s, *e;
+
+	if (s[0] == '~')
+		return pfail(x, v, key, "\"%.64s\": '~' is not expanded; "
+		    "write the directory out", s);
+	/* No ".." component: a prefix may not climb out of itself. */
+	while (*c != '\0') {
+		e = strchr(c, '/');
+		if (e == NULL)
+			e = c + strlen(c);
+		if (e - c == 2 && c[0] == '.' && c[1] == '.')
+			return pfail(x, v, key, "\"%.64s\": a prefix may not "
+			    "contain a \"..\" component", s);
+		c = *e == '/' ? e + 1 : e;
+	}
+	return 0;
+}
+
+static int
+get_list(struct pctx *x, const struct ynode *v, const char *key,
+    enum list_kind kind, char ***vecp, size_t *np)
+{
+	const char *s;
+	char d[96];
+	char **vec = NULL;
+	size_t i, j, n = 0;
+	int r = 0;
+
+	if (v->type != YNODE_SEQUENCE)
+		return pfail(x, v, key, "must be a list of strings, not %s",
+		    describe(v, d, sizeof(d)));
+	if (v->n > BNC_POLICY_LIST_MAX)
+		return pfail(x, v, key, "more than %d entries",
+		    BNC_POLICY_LIST_MAX);
+	vec = xcalloc(v->n + 1, sizeof(*vec));
+	for (i = 0; i < v->n; i++) {
+		if ((r = get_string(x, v->items[i], key, &s)) != 0)
+			goto out;
+		if (kind == LIST_PREFIX &&
+		    (r = check_prefix(x, v->items[i], key, s)) != 0)
+			goto out;
+		for (j = 0; j < n; j++)
+			if (strcmp(vec[j], s) == 0) {
+				r = pfail(x, v->items[i], key, "\"%.64s\" is "
+				    "listed twice", s);
+				goto out;
+			}
+		vec[n++] = xstrdup(s);
+	}
+	*vecp = vec;
+	*np = n;
+	vec = NULL;
+	n = 0;
+ out:
+	free_vec(vec, n);
+	return r;
+}
+
+static int
+key_bool(struct pctx *x, const struct ynode *v, const char *key, int *out)
+{
+	char d[96];
+
+	if (ynode_bool(v, out) != 0)
+		return pfail(x, v, key, "must be true or false, not %s%s",
+		    describe(v, d, sizeof(d)), v->type == YNODE_SCALAR &&
+		    v->quoted ? " (quoted, so not a boolean)" : "");
+	return 0;
+}
+
+static int
+key_max_calls(struct pctx *x, const struct ynode *v, const char *key,
+    long long *out)
+{
+	char d[96];
+
+	if (ynode_int(v, 0, BNC_POLICY_MAX_CALLS_MAX, out) != 0)
+		return pfail(x, v, key, "must be a whole number from 0 to "
+		    "%lld, not %s%s", BNC_POLICY_MAX_CALLS_MAX,
+		    describe(v, d, sizeof(d)), v->type == YNODE_SCALAR &&
+		    v->quoted ? " (quoted, so not a number)" : "");
+	return 0;
+}
+
+static int
+key_tainted(struct pctx *x, const struct ynode *v, const char *key,
+    enum tainted_action *out)
+{
+	char d[96];
+
+	if (v->type == YNODE_SCALAR && strcmp(v->scalar, "deny") == 0)
+		*out = TAINTED_DENY;
+	else if (v->type == YNODE_SCALAR && strcmp(v->scalar, "ask") == 0)
+		*out = TAINTED_ASK;
+	else
+		return pfail(x, v, key, "must be deny or ask, not %s",
+		    describe(v, d, sizeof(d)));
+	return 0;
+}
+
+static int
+key_patterns(struct pctx *x, const struct ynode *v, const char *key,
+    struct tool_policy *tp)
+{
+	PCRE2_UCHAR emsg[256];
+	PCRE2_SIZE eoff;
+	pcre2_code *re;
+	const struct ynode *rv;
+	const char *param, *src;
+	char kp[BNC_POLICY_STRING_MAX + 128], d[96];
+	size_t i;
+	int r, ecode;
+
+	if (v->type != YNODE_MAPPING)
+		return pfail(x, v, key, "must be a mapping of argument to "
+		    "regex, not %s", describe(v, d, sizeof(d)));
+	if (v->n / 2 > BNC_POLICY_LIST_MAX)
+		return pfail(x, v, key, "more than %d entries",
+		    BNC_POLICY_LIST_MAX);
+	tp->patterns = xcalloc(v->n / 2 + 1, sizeof(*tp->patterns));
+	for (i = 0; i < v->n; i += 2) {
+		if ((r = get_string(x, v->items[i], key, &param)) != 0)
+			return r;
+		snprintf(kp, sizeof(kp), "%s.%s", key, param);
+		/* '' is a regex too: it admits only the empty value */
+		rv = v->items[i + 1];
+		if (rv->type == YNODE_SCALAR && rv->quoted &&
+		    rv->scalar[0] == '\0')
+			src = "";
+		else if ((r = get_string(x, rv, kp, &src)) != 0)
+			return r;
+		/*
+		 * Anchored at both ends by options, not by wrapping the
+		 * source in ^(?:...)$: a stray ')' must not compile.
+		 */
+		re = pcre2_compile((PCRE2_SPTR)src, PCRE2_ZERO_TERMINATED,
+		    PCRE2_UTF | PCRE2_ANCHORED | PCRE2_ENDANCHORED |
+		    PCRE2_NEVER_BACKSLASH_C, &ecode, &eoff, NULL);
+		if (re == NULL) {
+			if (pcre2_get_error_message(ecode, emsg,
+			    sizeof(emsg)) < 0)
+				snprintf((char *)emsg, sizeof(emsg), "error %d",
+				    ecode);
+			return pfail(x, v->items[i + 1], kp, "bad regex "
+			    "/%.200s/: %s at offset %zu", src, (char *)emsg,
+			    (size_t)eoff);
+		}
+		tp->patterns[tp->npatterns].param = xstrdup(param);
+		tp->patterns[tp->npatterns].src = xstrdup(src);
+		tp->patterns[tp->npatterns].re = re;
+		tp->npatterns++;
+	}
+	return 0;
+}
+
+enum key_kind {
+	K_BOOL,
+	K_LIST,
+	K_PATTERNS,
+	K_MAX_CALLS,
+	K_TAINTED
+};
+
+/* Every key an entry may have; anything else is an error. */
+static const struct entry_key {
+	const char	*name;
+	enum key_kind	 kind;
+	enum list_kind	 list;
+	size_t		 off;		/* the field */
+	size_t		 noff;		/* its count, for lists */
+} entry_keys[] = {
+	{ "exfiltrating", K_BOOL, 0,
+	    offsetof(struct tool_policy, exfiltrating), 0 },
+	{ "sink_params", K_LIST, LIST_PARAM,
+	    offsetof(struct tool_policy, sink_params),
+	    offsetof(struct tool_policy, nsink) },
+	{ "trusted_destinations", K_LIST, LIST_DEST,
+	    offsetof(struct tool_policy, trusted),
+	    offsetof(struct tool_policy, ntrusted) },
+	{ "write_params", K_LIST, LIST_PARAM,
+	    offsetof(struct tool_policy, write_params),
+	    offsetof(struct tool_policy, nwrite) },
+	{ "allowed_path_prefixes", K_LIST, LIST_PREFIX,
+	    offsetof(struct tool_policy, prefixes),
+	    offsetof(struct tool_policy, nprefixes) },
+	{ "arg_patterns", K_PATTERNS, 0, 0, 0 },
+	{ "max_calls", K_MAX_CALLS, 0,
+	    offsetof(struct tool_policy, max_calls), 0 },
+	{ "tainted", K_TAINTED, 0, offsetof(struct tool_policy, tainted), 0 },
+	{ "confirm", K_BOOL, 0, offsetof(struct tool_policy, confirm), 0 },
+	{ "taint_source", K_BOOL, 0,
+	    offsetof(struct tool_policy, taint_source), 0 },
+	{ "forbidden", K_BOOL, 0, offsetof(struct tool_policy, forbidden), 0 },
+	{ "read_only", K_BOOL, 0, offsetof(struct tool_policy, read_only), 0 },
+};
+
+static int
+entry_key(struct pctx *x, const struct entry_key *k, const struct ynode *v,
+    const char *key, struct tool_policy *tp)
+{
+	char *f = (char *)tp + k->off;
+
+	switch (k->kind) {
+	case K_BOOL:
+		return key_bool(x, v, key, (int *)(void *)f);
+	case K_LIST:
+		return get_list(x, v, key, k->list, (char ***)(void *)f,
+		    (size_t *)(void *)((char *)tp + k->noff));
+	case K_PATTERNS:
+		return key_patterns(x, v, key, tp);
+	case K_MAX_CALLS:
+		return key_max_calls(x, v, key, (long long *)(void *)f);
+	case K_TAINTED:
+		return key_tainted(x, v, key, (enum tainted_action *)(void *)f);
+	}
+	return pfail(x, v, key, "internal error");
+}
+
+static int
+check_name(struct pctx *x, const struct ynode *k)
+{
+	const char *s = k->scalar, *tool;
+	size_t i, qlen;
+
+	if (s[0] == '\0' || is_null_scalar(k))
+		return pfail(x, k, "(tool name)", "a tool name may not be "
+		    "empty or null");
+	if (strlen(s) > BNC_UPSTREAM_NAME_MAX + 1 + BNC_TOOL_NAME_MAX)
+		return pfail(x, k, "(tool name)", "\"%.64s...\" is longer "
+		    "than %d bytes", s,
+		    BNC_UPSTREAM_NAME_MAX + 1 + BNC_TOOL_NAME_MAX);
+	if (!utf8_valid(s, strlen(s)))
+		return pfail(x, k, "(tool name)", "not valid UTF-8");
+	for (i = 0; s[i] != '\0'; i++)
+		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
+			return pfail(x, k, s, "a tool name may not contain "
+			    "white space or control characters");
+	tool = split_qualified(s, &qlen);
+	if (qlen == 0 && strchr(s, ':') != NULL)
+		return pfail(x, k, s, "in \"upstream:tool\" the upstream must "
+		    "be 1 to %d of A-Z a-z 0-9 _ - and the tool not empty",
+		    BNC_UPSTREAM_NAME_MAX);
+	if (strlen(tool) > BNC_TOOL_NAME_MAX)
+		return pfail(x, k, s, "the tool name is longer than %d bytes",
+		    BNC_TOOL_NAME_MAX);
+	return 0;
+}
+
+static int
+parse_entry(struct pctx *x, const struct ynode *k, const struct ynode *v,
+    enum layer layer, struct pentry **out)
+{
+	struct pentry *e = NULL;
+	const struct ynode *ek, *ev;
+	char key[BNC_UPSTREAM_NAME_MAX + BNC_TOOL_NAME_MAX + 64], d[96];
+	size_t i, j;
+	int r;
+
+	*out = NULL;
+	if ((r = check_name(x, k)) != 0)
+		return r;
+	if (v->type != YNODE_MAPPING)
+		return pfail(x, v, k->scalar, "must be a mapping of policy "
+		    "keys (write {} for an empty entry), not %s",
+		    is_null_scalar(v) ? "null" : describe(v, d, sizeof(d)));
+	e = pentry_new(layer);
+	e->tp.name = xstrdup(k->scalar);
+	e->key = e->tp.name;
+	e->tp.file = xstrdup(x->path);
+	e->tp.line = k->line;
+	for (i = 0; i < v->n; i += 2) {
+		ek = v->items[i];
+		ev = v->items[i + 1];
+		snprintf(key, sizeof(key), "%s.%.40s", k->scalar, ek->scalar);
+		for (j = 0; j < NELEM(entry_keys); j++)
+			if (strcmp(ek->scalar, entry_keys[j].name) == 0)
+				break;
+		if (j == NELEM(entry_keys)) {
+			r = pfail(x, ek, key, "unknown key");
+			goto out;
+		}
+		if ((r = entry_key(x, &entry_keys[j], ev, key, &e->tp)) != 0)
+			goto out;
+	}
+	*out = e;
+	e = NULL;
+ out:
+	pentry_free(e);
+	return r;
+}
+
+static void
+add_entry(struct policy *p, struct pentry *e)
+{
+	const char *tool;
+	size_t qlen;
+
+	p->ents = xreallocarray(p->ents, p->nents + 1, sizeof(*p->ents));
+	p->ents[p->nents++] = e;
+	e->shadows = ht_put(&p->tab[e->layer], e);
+	if (e->tp.forbidden) {
+		tool = split_qualified(e->tp.name, &qlen);
+		p->forb = xreallocarray(p->forb, p->nforb + 1,
+		    sizeof(*p->forb));
+		p->forb[p->nforb].qual = qlen > 0 ?
+		    xstrndup(e->tp.name, qlen) : NULL;
+		p->forb[p->nforb].norm = forbid_norm(tool);
+		p->nforb++;
+	}
+}
+
+int
+policy_load_file(struct policy *p, const char *path, int is_pack,
+    char *errbuf, size_t errlen)
+{
+	struct pctx x;
+	struct ynode *root = NULL;
+	struct pentry **new = NULL;
+	char d[96];
+	size_t i, n = 0;
+	int r;
+
+	x.path = path;
+	x.err = errbuf;
+	x.errlen = errlen;
+	if ((r = yaml_load_file(path, BNC_POLICY_FILE_MAX, &root, errbuf,
+	    errlen)) != 0)
+		goto out;
+	if (root == NULL)
+		goto out;		/* an empty file is an empty policy */
+	if (root->type != YNODE_MAPPING) {
+		r = pfail(&x, root, "(top level)", "must be a mapping of tool "
+		    "name to entry, not %s", describe(root, d, sizeof(d)));
+		goto out;
+	}
+	if (root->n / 2 > BNC_POLICY_ENTRIES_MAX) {
+		r = pfail(&x, root, "(top level)", "more than %d entries",
+		    BNC_POLICY_ENTRIES_MAX);
+		goto out;
+	}
+	new = xcalloc(root->n / 2 + 1, sizeof(*new));
+	for (i = 0; i < root->n; i += 2) {
+		if ((r = parse_entry(&x, root->items[i], root->items[i + 1],
+		    is_pack ? LAYER_PACK : LAYER_USER, &new[n])) != 0)
+			goto out;
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		add_entry(p, new[i]);
+	n = 0;
+ out:
+	for (i = 0; i < n; i++)
+		pentry_free(new[i]);
+	free(new);
+	ynode_free(root);
+	return r;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+policy_load_dir(struct policy *p, const char *dir, int is_pack,
+    char *errbuf, size_t errlen)
+{
+	DIR *dp = NULL;
+	struct dirent *de;
+	struct stat st;
+	char **names = NULL, *path = NULL;
+	size_t i, n = 0, l;
+	int r = -BNC_ERR_CONFIG;
+
+	if ((dp = opendir(dir)) == NULL) {
+		snprintf(errbuf, errlen, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	while ((de = readdir(dp)) != NULL) {
+		l = strlen(de->d_name);
+		if (de->d_name[0] == '.' || l < 6 ||
+		    strcmp(de->d_name + l - 5, ".yaml") != 0)
+			continue;
+		if (n == BNC_POLICY_FILES_MAX) {
+			snprintf(errbuf, errlen, "%s: more than %d policy "
+			    "files", dir, BNC_POLICY_FILES_MAX);
+			goto out;
+		}
+		names = xreallocarray(names, n + 1, sizeof(*names));
+		names[n++] = xstrdup(de->d_name);
+	}
+	if (n > 0)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		free(path);
+		xasprintf(&path, "%s/%s", dir, names[i]);
+		if (stat(path, &st) != 0) {
+			snprintf(errbuf, errlen, "%s: %s", path,
+			    strerror(errno));
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(errbuf, errlen, "%s: not a regular file",
+			    path);
+			goto out;
+		}
+		if ((r = policy_load_file(p, path, is_pack, errbuf,
+		    errlen)) != 0)
+			goto out;
+	}
+	r = 0;
+ out:
+	if (dp != NULL)
+		closedir(dp);
+	free_vec(names, n);
+	free(path);
+	return r;
+}
+
+/* ---- lookups ------------------------------------------------------ */
+
+const struct tool_policy *
+policy_for(struct policy *p, const char *upstream, const char *tool,
+    const struct value *schema)
+{
+	static const enum layer layers[] = { LAYER_USER, LAYER_PACK };
+	struct pentry *e = NULL;
+	char *q = NULL;
+	size_t i;
+
+	if (tool == NULL)
+		return &p->fallback;
+	if (upstream != NULL)
+		xasprintf(&q, "%s:%s", upstream, tool);
+	for (i = 0; i < NELEM(layers) && e == NULL; i++) {
+		if (q != NULL)
+			e = ht_get(&p->tab[layers[i]], q);
+		if (e == NULL)
+			e = ht_get(&p->tab[layers[i]], tool);
+	}
+	free(q);
+	if (e != NULL)
+		return &e->tp;
+
+	/* Heuristics, cached under upstream US tool. */
+	xasprintf(&q, "%s\x1f%s", upstream != NULL ? upstream : "", tool);
+	if ((e = ht_get(&p->tab[LAYER_HEUR], q)) != NULL) {
+		free(q);
+		return &e->tp;
+	}
+	if (p->nheurs >= BNC_POLICY_CACHE_MAX) {
+		free(q);
+		return &p->fallback;
+	}
+	e = pentry_new(LAYER_HEUR);
+	e->key = q;
+	e->tp.name = xstrdup(tool);
+	if (!heuristics_derive(&e->tp, tool, schema))
+		e->tp.source = "none";
+	p->heurs = xreallocarray(p->heurs, p->nheurs + 1, sizeof(*p->heurs));
+	p->heurs[p->nheurs++] = e;
+	ht_put(&p->tab[LAYER_HEUR], e);
+	return &e->tp;
+}
+
+int
+policy_pattern_match(const struct arg_pattern *ap, const char *s, size_t len)
+{
+	pcre2_match_data *md = NULL;
+	pcre2_match_context *mc = NULL;
+	int r = -1, rc;
+
+	if (ap == NULL || ap->re == NULL || s == NULL)
+		goto out;
+	if ((md = pcre2_match_data_create_from_pattern(ap->re, NULL)) == NULL ||
+	    (mc = pcre2_match_context_create(NULL)) == NULL)
+		goto out;
+	/* The subject is the agent's: bound the backtracking it can cause. */
+	pcre2_set_match_limit(mc, BNC_POLICY_MATCH_LIMIT);
+	pcre2_set_depth_limit(mc, BNC_POLICY_DEPTH_LIMIT);
+	pcre2_set_heap_limit(mc, BNC_POLICY_HEAP_LIMIT);
+	rc = pcre2_match(ap->re, (PCRE2_SPTR)s, len, 0, 0, md, mc);
+	if (rc >= 0)
+		r = 1;
+	else if (rc == PCRE2_ERROR_NOMATCH)
+		r = 0;
+ out:
+	pcre2_match_data_free(md);
+	pcre2_match_context_free(mc);
+	return r;
+}
+
+/* ---- trusted destinations ----------------------------------------- */
+
+static int
+is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+	    c == '\f';
+}
+
+/*
+ * Trimmed, white space runs as one space, ASCII lower case.  Returns the
+ * length, or -1 for a NUL byte or more than BNC_POLICY_DEST_MAX bytes.
+ */
+static long
+dest_norm(const char *s, size_t len, char *out)
+{
+	size_t i, o = 0;
+	int gap = 0;
+
+	if (len > BNC_POLICY_DEST_MAX)
+		return -1;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\0')
+			return -1;
+		if (is_space(c)) {
+			gap = o > 0;
+			continue;
+		}
+		if (gap)
+			out[o++] = ' ';
+		gap = 0;
+		out[o++] = (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : (char)c;
+	}
+	out[o] = '\0';
+	return (long)o;
+}
+
+/* What a '*' at pattern position i may consume. */
+static int
+star_takes(const char *pat, size_t plen, size_t i, unsigned char c)
+{
+	if (i + 1 == plen && i > 0 && pat[i - 1] == '/')
+		return c > ' ' && c != 0x7f;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+' ||
+	    c == '-';
+}
+
+/* A '*' may match nothing: every state before a star reaches past it. */
+static void
+closure(const char *pat, size_t plen, unsigned char *st)
+{
+	size_t i;
+
+	for (i = 0; i < plen; i++)
+		if (st[i] && pat[i] == '*')
+			st[i + 1] = 1;
+}
+
+/* A set-of-states walk: linear in len times the pattern, no backtracking. */
+static int
+glob_match(const char *pat, size_t plen, const char *v, size_t vlen)
+{
+	unsigned char *cur, *nxt, *t;
+	size_t i, j;
+	int alive, r;
+
+	cur = xcalloc(plen + 1, 1);
+	nxt = xcalloc(plen + 1, 1);
+	cur[0] = 1;
+	closure(pat, plen, cur);
+	for (j = 0; j < vlen; j++) {
+		unsigned char c = (unsigned char)v[j];
+
+		memset(nxt, 0, plen + 1);
+		alive = 0;
+		for (i = 0; i < plen; i++) {
+			if (!cur[i])
+				continue;
+			if (pat[i] == '*') {
+				if (star_takes(pat, plen, i, c))
+					nxt[i] = alive = 1;
+			} else if ((unsigned char)pat[i] == c)
+				nxt[i + 1] = alive = 1;
+		}
+		closure(pat, plen, nxt);
+		t = cur;
+		cur = nxt;
+		nxt = t;
+		if (!alive)
+			break;
+	}
+	r = j == vlen && cur[plen];
+	free(cur);
+	free(nxt);
+	return r;
+}
+
+int
+policy_trusted_match(const char *pattern, const char *value, size_t len)
+{
+	char *pn = NULL, *vn = NULL;
+	long pl, vl;
+	int r = 0;
+
+	if (pattern == NULL || value == NULL)
+		return 0;
+	pn = xmalloc(strlen(pattern) + 1);
+	vn = xmalloc(len + 1);
+	if ((pl = dest_norm(pattern, strlen(pattern), pn)) <= 0 ||
+	    (vl = dest_norm(value, len, vn)) <= 0)
+		goto out;
+	if (strchr(pn, '*') == NULL)
+		r = pl == vl && memcmp(pn, vn, (size_t)vl) == 0;
+	else
+		r = glob_match(pn, (size_t)pl, vn, (size_t)vl);
+ out:
+	free(pn);
+	free(vn);
+	return r;
+}
+
+/* ---- -t ------------------------------------------------------------- */
+
+struct lint {
+	void	(*warn)(const char *, void *);
+	void	 *arg;
+	int	  n;
+};
+
+static void __attribute__((format(printf, 3, 4)))
+lwarn(struct lint *l, const struct tool_policy *tp, const char *fmt, ...)
+{
+	char msg[1024], line[1400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(line, sizeof(line), "%s:%lu: %s: %s", tp->file != NULL ?
+	    tp->file : "(built-in)", tp->line, tp->name, msg);
+	l->warn(line, l->arg);
+	l->n++;
+}
+
+static int
+in_vec(char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* e replaces old (for every upstream, or for the one it names). */
+static void
+lint_replace(struct lint *l, const struct tool_policy *e,
+    const struct tool_policy *old)
+{
+	char list[768];
+	size_t i, o = 0;
+	const char *what = strcmp(old->source, "pack") == 0 ? "pack" :
+	    "earlier";
+
+	if (old->forbidden && !e->forbidden)
+		lwarn(l, e, "replaces the %s entry at %s:%lu but cannot lift "
+		    "its forbidden: true; the tool stays forbidden", what,
+		    old->file, old->line);
+	if (old->exfiltrating && !e->exfiltrating)
+		lwarn(l, e, "replaces the %s entry at %s:%lu and drops its "
+		    "exfiltrating: true; the sink gate is off for this tool",
+		    what, old->file, old->line);
+	list[0] = '\0';
+	for (i = 0; i < old->nsink; i++)
+		if (!in_vec(e->sink_params, e->nsink, old->sink_params[i]) &&
+		    o + strlen(old->sink_params[i]) + 8 < sizeof(list))
+			o += (size_t)snprintf(list + o, sizeof(list) - o,
+			    "%s'%s'", o > 0 ? ", " : "", old->sink_params[i]);
+	if (o > 0)
+		lwarn(l, e, "replaces the %s entry at %s:%lu and drops its "
+		    "sink parameter(s) %s", what, old->file, old->line, list);
+	if (old->confirm && !e->confirm)
+		lwarn(l, e, "replaces the %s entry at %s:%lu and drops its "
+		    "confirm: true", what, old->file, old->line);
+	if (old->max_calls >= 0 && (e->max_calls < 0 ||
+	    e->max_calls > old->max_calls))
+		lwarn(l, e, "replaces the %s entry at %s:%lu and raises its "
+		    "max_calls %lld to %s", what, old->file, old->line,
+		    old->max_calls, e->max_calls < 0 ? "none" : "more");
+	for (i = 0; i < old->npatterns; i++) {
+		size_t j;
+
+		for (j = 0; j < e->npatterns; j++)
+			if (strcmp(e->patterns[j].param,
+			    old->patterns[i].param) == 0)
+				break;
+		if (j == e->npatterns)
+			lwarn(l, e, "replaces the %s entry at %s:%lu and drops "
+			    "its arg_patterns for '%s'", what, old->file,
+			    old->line, old->patterns[i].param);
+	}
+}
+
+static void
+lint_trusted(struct lint *l, const struct tool_policy *tp, const char *t)
+{
+	size_t n = strlen(t), i, lit = 0;
+
+	if (strchr(t, '*') == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		if (t[i] != '*' && t[i] != '.' && t[i] != '/')
+			lit++;
+	if (lit == 0) {
+		lwarn(l, tp, "trusted destination '%s' trusts almost "
+		    "everything", t);
+		return;
+	}
+	if (t[n - 1] == '*' && (n < 2 || t[n - 2] != '/'))
+		lwarn(l, tp, "trusted destination '%s' ends in a '*' that "
+		    "also matches other domains ('%.*s.evil.example'); end a "
+		    "URL pattern in '/*'", t, (int)(n - 1), t);
+	if (t[0] == '*' && n > 1 && ((t[1] >= 'a' && t[1] <= 'z') ||
+	    (t[1] >= 'A' && t[1] <= 'Z') || (t[1] >= '0' && t[1] <= '9')))
+		lwarn(l, tp, "trusted destination '%s' also matches longer "
+		    "names ('evil%s'); write '*.%s' or '*@%s'", t, t + 1,
+		    t + 1, t + 1);
+}
+
+static void
+lint_entry(struct lint *l, const struct tool_policy *tp, int user)
+{
+	size_t i;
+
+	if (tp->forbidden) {
+		if (tp->exfiltrating || tp->nsink || tp->ntrusted ||
+		    tp->nwrite || tp->nprefixes || tp->npatterns ||
+		    tp->max_calls >= 0 || tp->confirm || tp->read_only)
+			lwarn(l, tp, "forbidden: true makes its other keys "
+			    "pointless");
+		return;
+	}
+	if (!tp->exfiltrating && tp->nsink > 0)
+		lwarn(l, tp, "sink_params have no effect without "
+		    "exfiltrating: true");
+	if (!tp->exfiltrating && tp->ntrusted > 0)
+		lwarn(l, tp, "trusted_destinations have no effect without "
+		    "exfiltrating: true");
+	if (!tp->exfiltrating && tp->tainted == TAINTED_ASK)
+		lwarn(l, tp, "tainted: ask has no effect without "
+		    "exfiltrating: true");
+	if (tp->nprefixes > 0 && tp->nwrite == 0)
+		lwarn(l, tp, "allowed_path_prefixes have no effect without "
+		    "write_params");
+	if (user && tp->nwrite > 0 && tp->nprefixes == 0)
+		lwarn(l, tp, "write_params have no effect without "
+		    "allowed_path_prefixes");
+	for (i = 0; i < tp->ntrusted; i++)
+		lint_trusted(l, tp, tp->trusted[i]);
+}
+
+int
+policy_lint(struct policy *p, void (*warn)(const char *, void *), void *arg)
+{
+	struct lint l;
+	const struct pentry *e, *old;
+	const char *tool;
+	size_t i, qlen;
+
+	l.warn = warn;
+	l.arg = arg;
+	l.n = 0;
+	for (i = 0; i < p->nents; i++) {
+		e = p->ents[i];
+		lint_entry(&l, &e->tp, e->layer == LAYER_USER);
+		tool = split_qualified(e->tp.name, &qlen);
+		if (builtin_forbidden_name(tool) && !e->tp.forbidden)
+			lwarn(&l, &e->tp, "is in the built-in forbidden write "
+			    "set: never listed, always denied; this entry has "
+			    "no effect");
+		if (e->shadows != NULL)
+			lint_replace(&l, &e->tp, &e->shadows->tp);
+		if (e->layer != LAYER_USER)
+			continue;
+		/* The pack entries this user entry hides. */
+		if ((old = ht_get(&p->tab[LAYER_PACK], e->tp.name)) != NULL)
+			lint_replace(&l, &e->tp, &old->tp);
+		if (qlen > 0 &&
+		    (old = ht_get(&p->tab[LAYER_PACK], tool)) != NULL)
+			lint_replace(&l, &e->tp, &old->tp);
+	}
+	return l.n;
+}

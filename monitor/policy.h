@@ -1,0 +1,143 @@
+/*
+ * policy.h - policy files, packs and schema heuristics (DESIGN 5,
+ * bouncer-policy(5)).
+ *
+ * Read by the monitor at start-up, before any untrusted input; the files
+ * are the administrator's.  Layering, first match wins: the user policy
+ * (an entry qualified "upstream:tool" before an unqualified one), then
+ * the packs, then heuristics derived from the pinned input schema.  A later
+ * file's entry replaces an earlier one of the same name wholesale.  Any
+ * malformed file is an error naming file, line and key.
+ */
+#ifndef BNC_POLICY_H
+#define BNC_POLICY_H
+
+#include <stddef.h>
+
+struct policy;
+struct value;
+
+struct arg_pattern {
+	char	*param;
+	char	*src;		/* the regex as written */
+	void	*re;		/* pcre2_code *, anchored at both ends */
+};
+
+enum tainted_action {
+	TAINTED_DENY = 0,
+	TAINTED_ASK = 1
+};
+
+/* One entry.  Lists are in file order; the policy owns everything. */
+struct tool_policy {
+	char		 *name;		/* as written (maybe upstream:tool) */
+	const char	 *source;	/* user, pack, heuristics, none */
+	char		 *file;		/* NULL: heuristics, none */
+	unsigned long	  line;
+	int		  exfiltrating;
+	char		**sink_params;
+	size_t		  nsink;
+	char		**trusted;	/* exact values or glob patterns */
+	size_t		  ntrusted;
+	char		**write_params;
+	size_t		  nwrite;
+	char		**prefixes;	/* allowed_path_prefixes */
+	size_t		  nprefixes;
+	struct arg_pattern *patterns;
+	size_t		  npatterns;
+	long long	  max_calls;	/* -1: none */
+	enum tainted_action tainted;
+	int		  confirm;
+	int		  taint_source;	/* default 1 */
+	int		  forbidden;	/* never listed, always denied */
+	int		  read_only;	/* changes nothing (T0 grants) */
+};
+
+/* A new, empty policy; the caller owns it.  policy_free accepts NULL. */
+struct policy	*policy_new(void);
+void		 policy_free(struct policy *);
+
+/*
+ * Load one file into the user layer (is_pack 0) or the pack layer.  All
+ * or nothing: on error nothing of the file is kept, and errbuf holds
+ * "FILE:LINE: KEY: message".  Returns 0 or -BNC_ERR_CONFIG.
+ */
+int	policy_load_file(struct policy *, const char *path, int is_pack,
+	    char *errbuf, size_t errlen);
+/* Every *.yaml file of dir (not dot files), in strcmp order. */
+int	policy_load_dir(struct policy *, const char *dir, int is_pack,
+	    char *errbuf, size_t errlen);
+
+/*
+ * The effective policy for a tool of an upstream (upstream may be NULL
+ * for bouncer's own tools): user entry, else pack entry, else heuristics
+ * from input_schema (the pinned tool's inputSchema; may be NULL), else an
+ * empty policy (source "none").  Never NULL; the pointer stays valid until
+ * policy_free.  Heuristic results are cached per (upstream, tool): the
+ * first schema seen for a tool decides.
+ */
+const struct tool_policy *policy_for(struct policy *, const char *upstream,
+	    const char *tool, const struct value *input_schema);
+
+/*
+ * Full match of an arg_patterns regex against a subject of len bytes
+ * (non-strings are matched on their canonical JSON text by the caller).
+ * 1 match, 0 no match, < 0 error (bad UTF-8, match limit): deny.
+ */
+int	policy_pattern_match(const struct arg_pattern *, const char *s,
+	    size_t len);
+
+/*
+ * Does a destination value match a trusted_destinations entry?  Both
+ * sides are trimmed, runs of ASCII white space become one space and
+ * ASCII letters are compared case-insensitively.  An entry without '*'
+ * must then be equal.  In an entry, a '*' that ends it right after a '/'
+ * matches any run of characters but white space and controls; any other
+ * '*' matches a run of ASCII letters, digits, '.', '_', '+' and '-' only,
+ * so it never crosses '@', '/', ':', ',' or a space.  1 or 0.
+ */
+int	policy_trusted_match(const char *pattern, const char *value,
+	    size_t len);
+
+/*
+ * bouncer-monitor -t: one call of warn per problem that is legal but
+ * probably a mistake (a user entry that drops a pack's exfiltrating or
+ * sink parameters, keys without effect, over-broad patterns).  Returns
+ * the number of warnings.
+ */
+int	policy_lint(struct policy *, void (*warn)(const char *msg, void *),
+	    void *arg);
+
+/*
+ * Is this tool in the forbidden write set: DESIGN 6's built-in names,
+ * names added with policy_add_forbidden (the config's forbidden_tools)
+ * and every entry of any layer marked forbidden: true?  Names compare
+ * case-insensitively and ignoring '-', '_', '.' and spaces, so that
+ * SetOwner and set-owner are set_owner.  A forbidden mark cannot be
+ * lifted by a later entry.
+ */
+int	policy_forbidden(const struct policy *, const char *upstream,
+	    const char *tool);
+/* Adds a name (maybe "upstream:tool") to the forbidden set. */
+void	policy_add_forbidden(struct policy *, const char *name);
+
+/* Entries loaded from files, in load order (for -t and tests). */
+size_t	policy_nentries(const struct policy *);
+const struct tool_policy *policy_entry(const struct policy *, size_t);
+
+/*
+ * heuristics.c.  Is a parameter name destination-shaped (to, cc, bcc,
+ * recipient(s), url, email, address, channel, share_with, ...: see
+ * bouncer-policy(5))?  Words are split on non-alphanumerics and camel
+ * case, and compared case-insensitively.
+ */
+int	policy_dest_name(const char *param);
+/*
+ * Fills tp (zeroed by the caller, max_calls -1, taint_source 1) from the
+ * tool name and its input schema.  Returns 1 if anything was derived,
+ * else 0.  The lists it sets are the caller's to free.
+ */
+int	heuristics_derive(struct tool_policy *tp, const char *tool,
+	    const struct value *input_schema);
+
+#endif /* BNC_POLICY_H */
