@@ -32,7 +32,7 @@
 
 #include <cJSON.h>
 
-/* This program's own bounds; bouncer's are in common/limits.h. */
+/* This program's own bounds; bouncer's are in common/bounds.h. */
 #define LAT_CALLS_DEFAULT	2000
 #define LAT_WARMUP_DEFAULT	500
 #define LAT_ROUNDS_DEFAULT	5

@@ -9,12 +9,15 @@
 #
 # Environment: BENCH_CALLS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_INFLIGHT
 # override the defaults; further arguments go to bench/latency before its
-# `--`.  Uses the build tree (top_builddir, BOUNCER_LIBEXEC from make, or
+# `--`.  It runs twice, with audit.sync normal and full, on a tool that
+# goes through the whole contract engine (sink gate, pattern, audit row).  Uses the build tree (top_builddir, BOUNCER_LIBEXEC from make, or
 # the current directory) and a scratch bouncer.yaml, never the user's.
 
 top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
 BOUNCER_LIBEXEC=${BOUNCER_LIBEXEC:-$top_builddir/worker}
-export BOUNCER_LIBEXEC
+BOUNCER_PACKS=${BOUNCER_PACKS:-$top_srcdir/packs}
+export BOUNCER_LIBEXEC BOUNCER_PACKS
 
 latency="$top_builddir/bench/latency"
 monitor="$top_builddir/monitor/bouncer-monitor"
@@ -30,24 +33,45 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bouncer-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
-mkdir -m 700 "$tmp/state" || exit 1
-printf 'state_dir: "%s"\n' "$tmp/state" >"$tmp/bouncer.yaml"
-BOUNCER_STATE_DIR="$tmp/state"
-export BOUNCER_STATE_DIR
-
-"$latency" \
-    -n "${BENCH_CALLS:-2000}" \
-    -w "${BENCH_WARMUP:-500}" \
-    -r "${BENCH_ROUNDS:-5}" \
-    -j "${BENCH_INFLIGHT:-8}" \
-    -e "$tmp/children.log" \
-    -u "$upstream" \
-    "$@" \
-    -- "$monitor" -f "$tmp/bouncer.yaml"
-rc=$?
-if test "$rc" -ne 0; then
-	echo "bench: bench/latency failed ($rc); stderr of bouncer and" \
-	    "the upstream:" >&2
-	tail -n 40 "$tmp/children.log" >&2
+# The gated path: echo is a sink-gated, pattern-constrained tool, so
+# every call runs the whole contract engine and commits its audit row.
+cat >"$tmp/policy.yaml" <<'YAML'
+echo:
+  exfiltrating: true
+  sink_params: [message]
+  trusted_destinations: ["abcdefghijklmnop"]
+  arg_patterns: { message: "[a-z]{1,4096}" }
+YAML
+rc=0
+for sync in normal full; do
+	rm -rf "$tmp/state"
+	mkdir -m 700 "$tmp/state" || exit 1
+	printf 'state_dir: "%s"\npolicy: "%s"\naudit: { sync: %s }\n' \
+	    "$tmp/state" "$tmp/policy.yaml" "$sync" >"$tmp/bouncer.yaml"
+	BOUNCER_STATE_DIR="$tmp/state"
+	export BOUNCER_STATE_DIR
+	echo "== gated tools/call, audit.sync: $sync"
+	"$latency" \
+	    -n "${BENCH_CALLS:-2000}" \
+	    -w "${BENCH_WARMUP:-500}" \
+	    -r "${BENCH_ROUNDS:-5}" \
+	    -j "${BENCH_INFLIGHT:-8}" \
+	    -e "$tmp/children.log" \
+	    -u "$upstream" \
+	    "$@" \
+	    -- "$monitor" -f "$tmp/bouncer.yaml"
+	rc=$?
+	if test "$rc" -ne 0; then
+		echo "bench: bench/latency failed ($rc); stderr of bouncer" \
+		    "and the upstream:" >&2
+		tail -n 40 "$tmp/children.log" >&2
+		break
+	fi
+done
+# bench/taint: taint lookups after 1 KB, 1 MB, 100 MB (DESIGN 11: <= 2x).
+if test "$rc" -eq 0; then
+	echo "== taint index lookups"
+	"$top_builddir/bench/taint"
+	rc=$?
 fi
 exit "$rc"

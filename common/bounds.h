@@ -1,12 +1,14 @@
 /*
- * limits.h - every bound bouncer enforces, in one place.
+ * bounds.h - every bound bouncer enforces, in one place.
  *
  * A length, depth, count or time that is checked anywhere is named here,
  * so an auditor can read the whole envelope at a glance and every bound
- * has a test at the limit and one past it.
+ * has a test at the limit and one past it.  (It is not called limits.h:
+ * GCC's own <limits.h> reaches the next limits.h on the include path
+ * with #include_next, and would find this one.)
  */
-#ifndef BNC_LIMITS_H
-#define BNC_LIMITS_H
+#ifndef BNC_BOUNDS_H
+#define BNC_BOUNDS_H
 
 /* IPC frames (DESIGN 3) */
 #define BNC_FRAME_HDR		12		/* u32 len, u8 ver, u8 flags, u16 type, u32 id */
@@ -63,4 +65,47 @@
 #define BNC_CHILD_FD_EXTRA	4		/* a carrier's credential */
 #define BNC_CHILD_FD_FIRST_FREE	5		/* closefrom() starts here */
 
-#endif /* BNC_LIMITS_H */
+/* the contract engine */
+#define BNC_APPROVALS_MAX	4096		/* approvals remembered per session */
+#define BNC_BUDGETS_MAX		4096		/* tools with a counted budget */
+#define BNC_ASKS_MAX		64		/* calls waiting for a human at once */
+#define BNC_ASK_DESTS_MAX	256		/* destinations asked about in one call */
+#define BNC_SINK_VALUES_MAX	4096		/* scalar destinations judged per call */
+#define BNC_ASK_TIMEOUT_DEFAULT	120		/* asks.timeout: seconds a human may take */
+#define BNC_ASK_TIMEOUT_MAX	3600
+
+/* the audit log (DESIGN 9; monitor/audit.c, bouncer-audit) */
+#define BNC_AUDIT_BUSY_MS	1000		/* wait for another writer's lock, then deny */
+#define BNC_AUDIT_FIELD_MAX	1024		/* bytes of session, agent, upstream, tool,
+						 * verdict, contract or nonce in a row */
+#define BNC_AUDIT_SINCE_MAX_S	(100LL * 366 * 86400)	/* longest bouncer-audit -s duration */
+
+/* MCP client configs: bouncer-init(1) and bouncer-monitor -c */
+#define BNC_MCPCONFIG_MAX	(64 * 1024 * 1024)	/* bytes of an MCP client config */
+#define BNC_MCPCONFIG_SERVERS_MAX 4096		/* -s options of bouncer-init */
+#define BNC_BACKUPS_MAX		100		/* numbered backups of one file */
+
+/* policy files, packs and heuristics (monitor/policy.c, heuristics.c) */
+#define BNC_POLICY_FILE_MAX	(1024 * 1024)	/* bytes of one policy or pack file */
+#define BNC_POLICY_FILES_MAX	256		/* *.yaml files read from one pack directory */
+#define BNC_POLICY_ENTRIES_MAX	8192		/* tool entries in one file */
+#define BNC_POLICY_LIST_MAX	256		/* items of one list or arg_patterns mapping */
+#define BNC_POLICY_STRING_MAX	4096		/* bytes of one name, destination, prefix or regex */
+#define BNC_POLICY_MAX_CALLS_MAX 1000000000LL	/* largest max_calls */
+#define BNC_POLICY_MATCH_LIMIT	10000000	/* PCRE2 match limit (backtracking steps) */
+#define BNC_POLICY_DEPTH_LIMIT	100000		/* PCRE2 backtracking depth */
+#define BNC_POLICY_HEAP_LIMIT	(64 * 1024)	/* KiB of PCRE2 heap for one match */
+#define BNC_POLICY_DEST_MAX	4096		/* bytes of a value matched against a pattern */
+#define BNC_POLICY_CACHE_MAX	(BNC_UPSTREAMS_MAX * BNC_TOOLS_MAX)	/* heuristic results kept */
+
+/* the taint index (DESIGN 5, 11; monitor/taint.c) */
+#define BNC_TAINT_MIN_LEN	6		/* shortest value ever tainted (normalised bytes) */
+#define BNC_TAINT_CAP		(8 * 1024 * 1024)	/* default normalised output kept per
+						 * session: ~2M tokens, many context
+						 * windows; index memory <= 7.875x */
+#define BNC_TAINT_CAP_MIN	4096		/* smallest cap accepted */
+#define BNC_TAINT_CAP_MAX	(1024 * 1024 * 1024)	/* chain links are 32-bit distances */
+#define BNC_TAINT_PROBE_GRAMS	8		/* q-gram chains walked per lookup */
+#define BNC_TAINT_VERIFY_MAX	256		/* candidates compared per lookup, then unsure */
+
+#endif /* BNC_BOUNDS_H */

@@ -10,7 +10,7 @@
 
 #include "buf.h"
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "xmalloc.h"
 
 #define BUF_INITIAL	256

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "log.h"
 
 static const char *log_tag = "bouncer";
@@ -20,6 +20,7 @@ static enum bnc_loglevel log_level = LOG_LEVEL_INFO;
 static log_sink_fn log_sink;
 static void *log_sink_ctx;
 static void (*log_cleanup)(int);
+static char last_fatal[BNC_LOG_LINE_MAX];
 
 static const char *const level_names[] = {
 	[LOG_LEVEL_QUIET] = "quiet",
@@ -68,6 +69,12 @@ void
 log_set_cleanup(void (*fn)(int))
 {
 	log_cleanup = fn;
+}
+
+const char *
+log_last_fatal(void)
+{
+	return last_fatal;
 }
 
 const char *
@@ -121,6 +128,8 @@ do_logv(enum bnc_loglevel level, const char *func, int r, const char *fmt,
 	n = strlen(msg);
 	if (r != 0 && n < sizeof(msg))
 		snprintf(msg + n, sizeof(msg) - n, ": %s", bnc_err(r));
+	if (level == LOG_LEVEL_FATAL)
+		snprintf(last_fatal, sizeof(last_fatal), "%s", msg);
 	if (log_sink != NULL) {
 		log_sink(level, msg, log_sink_ctx);
 	} else {

@@ -46,6 +46,8 @@ void	 do_fatal(const char *func, int errcode, const char *fmt, ...)
  * children and closes the audit transaction.  Must not return.
  */
 void	 log_set_cleanup(void (*)(int));
+/* The message of the fatal() in progress, for the cleanup to record. */
+const char *log_last_fatal(void);
 
 #define fatal(...)	do_fatal(NULL, 0, __VA_ARGS__)
 #define fatal_f(...)	do_fatal(__func__, 0, __VA_ARGS__)

@@ -20,7 +20,7 @@
 
 #include "buf.h"
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "msg.h"
 #include "value.h"
 #include "value-json.h"

@@ -28,7 +28,7 @@
 #include "conffile.h"
 #include "err.h"
 #include "frame.h"
-#include "limits.h"
+#include "bounds.h"
 #include "log.h"
 #include "monitor.h"
 #include "msg.h"
@@ -412,8 +412,10 @@ child_reap(struct session *s)
 		if (ch->kind == CHILD_UPSTREAM) {
 			if (s->state == SESSION_CLOSING)
 				debug("%s %s", ch->tag, desc);
-			else
+			else {
 				logit("%s %s", ch->tag, desc);
+				gate_audit_event(s, "upstream-exit", desc);
+			}
 			continue;
 		}
 		/* A worker may only leave when we told it to. */

@@ -17,7 +17,7 @@
 
 #include "conffile.h"
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "xmalloc.h"
 #include "yaml-tree.h"
 
@@ -136,9 +136,95 @@ key_scalar(struct cfg_ctx *x, const struct ynode *v, const char *key)
 }
 
 static int
-key_string_list(struct cfg_ctx *x, const struct ynode *v, const char *key)
+key_policy(struct cfg_ctx *x, const struct ynode *v, const char *key)
 {
-	return check_string_list(x, v, key);
+	return get_string(x, v, key, BNC_PATH_MAX, &x->c->policy);
+}
+
+static char **string_vec(const struct ynode *, size_t *);
+
+static int
+key_packs(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	size_t i;
+	int r;
+
+	if ((r = check_string_list(x, v, key)) != 0)
+		return r;
+	for (i = 0; i < v->n; i++)
+		if (strlen(v->items[i]->scalar) > BNC_PATH_MAX)
+			return cfail(x, v->items[i], key, "path too long");
+	x->c->packs = string_vec(v, &x->c->npacks);
+	return 0;
+}
+
+/* audit: { sync: normal|full, record_args: digest|full } */
+static int
+key_audit(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	const struct ynode *k, *val;
+	const char *s;
+	size_t i;
+	int r;
+
+	if ((r = check_type(x, v, key, YNODE_MAPPING)) != 0)
+		return r;
+	for (i = 0; i < v->n; i += 2) {
+		k = v->items[i];
+		val = v->items[i + 1];
+		if (ynode_string(val, &s) != 0)
+			return cfail(x, val, "audit", "%s must be a string",
+			    k->scalar);
+		if (strcmp(k->scalar, "sync") == 0) {
+			if (strcmp(s, "normal") != 0 && strcmp(s, "full") != 0)
+				return cfail(x, val, "audit.sync",
+				    "must be normal or full");
+			x->c->audit_sync_full = strcmp(s, "full") == 0;
+		} else if (strcmp(k->scalar, "record_args") == 0) {
+			if (strcmp(s, "digest") != 0 && strcmp(s, "full") != 0)
+				return cfail(x, val, "audit.record_args",
+				    "must be digest or full");
+			x->c->audit_record_full = strcmp(s, "full") == 0;
+		} else
+			return cfail(x, k, "audit", "unknown key \"%s\"",
+			    k->scalar);
+	}
+	return 0;
+}
+
+static int
+key_forbidden(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	int r;
+
+	if ((r = check_string_list(x, v, key)) != 0)
+		return r;
+	x->c->forbidden = string_vec(v, &x->c->nforbidden);
+	return 0;
+}
+
+/* asks: { timeout: SECONDS } */
+static int
+key_asks(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	long long n;
+	size_t i;
+	int r;
+
+	if ((r = check_type(x, v, key, YNODE_MAPPING)) != 0)
+		return r;
+	for (i = 0; i < v->n; i += 2) {
+		if (strcmp(v->items[i]->scalar, "timeout") != 0)
+			return cfail(x, v->items[i], "asks",
+			    "unknown key \"%s\"", v->items[i]->scalar);
+		if (ynode_int(v->items[i + 1], 1, BNC_ASK_TIMEOUT_MAX,
+		    &n) != 0)
+			return cfail(x, v->items[i + 1], "asks.timeout",
+			    "must be an integer from 1 to %d",
+			    BNC_ASK_TIMEOUT_MAX);
+		x->c->ask_timeout = (int)n;
+	}
+	return 0;
 }
 
 static char **
@@ -265,13 +351,13 @@ static const struct cfg_key cfg_keys[] = {
 	{ "max_message",	key_max_message },
 	{ "upstreams",		key_upstreams },
 	/* reserved for the contract engine, governance and carriers */
-	{ "audit",		key_mapping },
-	{ "policy",		key_scalar },
-	{ "packs",		key_string_list },
+	{ "audit",		key_audit },
+	{ "policy",		key_policy },
+	{ "packs",		key_packs },
+	{ "asks",		key_asks },
 	{ "registry",		key_scalar },
 	{ "consent",		key_mapping },
-	{ "asks",		key_mapping },
-	{ "forbidden_tools",	key_string_list },
+	{ "forbidden_tools",	key_forbidden },
 	{ "work",		key_mapping },
 };
 
@@ -282,6 +368,7 @@ config_defaults(struct config *c)
 
 	memset(c, 0, sizeof(*c));
 	c->max_message = BNC_MSG_MAX_DEFAULT;
+	c->ask_timeout = BNC_ASK_TIMEOUT_DEFAULT;
 	if ((xdg = getenv("XDG_STATE_HOME")) != NULL && *xdg == '/')
 		xasprintf(&c->state_dir, "%s/bouncer", xdg);
 	else if ((home = getenv("HOME")) != NULL && *home == '/')
@@ -329,7 +416,7 @@ config_load(struct config *c, const char *path, char *errbuf, size_t errlen)
 	return r;
 }
 
-static void
+void
 upstream_cfg_free(struct upstream_cfg *u)
 {
 	size_t i;
@@ -343,6 +430,20 @@ upstream_cfg_free(struct upstream_cfg *u)
 		free(u->env[i]);
 	free(u->env);
 	free(u->cwd);
+	memset(u, 0, sizeof(*u));
+}
+
+void
+config_set_upstream(struct config *c, struct upstream_cfg *u)
+{
+	size_t i;
+
+	for (i = 0; i < c->nups; i++)
+		upstream_cfg_free(&c->ups[i]);
+	free(c->ups);
+	c->ups = xcalloc(1, sizeof(*c->ups));
+	c->ups[0] = *u;
+	c->nups = 1;
 	memset(u, 0, sizeof(*u));
 }
 
@@ -378,6 +479,13 @@ config_free(struct config *c)
 	for (i = 0; i < c->nups; i++)
 		upstream_cfg_free(&c->ups[i]);
 	free(c->ups);
+	for (i = 0; i < c->npacks; i++)
+		free(c->packs[i]);
+	free(c->packs);
+	for (i = 0; i < c->nforbidden; i++)
+		free(c->forbidden[i]);
+	free(c->forbidden);
+	free(c->policy);
 	free(c->state_dir);
 	free(c->path);
 	memset(c, 0, sizeof(*c));

@@ -24,6 +24,14 @@ struct config {
 	char			*path;		/* NULL: built-in defaults */
 	char			*state_dir;
 	size_t			 max_message;
+	int			 audit_sync_full;	/* audit.sync: full */
+	int			 audit_record_full;	/* audit.record_args: full */
+	char			*policy;	/* user policy file */
+	char			**packs;	/* extra pack directories */
+	size_t			 npacks;
+	int			 ask_timeout;	/* asks.timeout, seconds */
+	char			**forbidden;	/* forbidden_tools */
+	size_t			 nforbidden;
 	struct upstream_cfg	*ups;
 	size_t			 nups;
 };
@@ -38,6 +46,9 @@ int	config_load(struct config *, const char *path, char *errbuf,
 	    size_t errlen);
 /* Replace the upstreams with a single command-line one. */
 void	config_set_command(struct config *, const char *name, char **argv);
+/* Replace the upstreams with *u, taking its contents (u is zeroed). */
+void	config_set_upstream(struct config *, struct upstream_cfg *u);
+void	upstream_cfg_free(struct upstream_cfg *);
 int	config_upstream_name_ok(const char *);
 void	config_free(struct config *);
 

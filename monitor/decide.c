@@ -3,7 +3,9 @@
  *
  * First hit wins; any doubt is a deny.  It must never forward, write or
  * answer anything itself: it only decides, so that every caller records
- * and enforces the same verdict.
+ * and enforces the same verdict.  Reason strings follow the reference
+ * design (seed-semantics 3.1), values quoted as Python's repr() would,
+ * because existing users and audits compare them.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -11,10 +13,21 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "approvals.h"
+#include "bounds.h"
+#include "buf.h"
+#include "conffile.h"
 #include "decide.h"
 #include "monitor.h"
+#include "pathcheck.h"
+#include "policy.h"
+#include "taint.h"
+#include "value-json.h"
+#include "value.h"
+#include "xmalloc.h"
 
 static const char *const verdict_names[] = {
 	[VERDICT_ALLOW] = "allow",
@@ -30,54 +43,477 @@ verdict_name(enum verdict v)
 	return verdict_names[v];
 }
 
-static void __attribute__((format(printf, 3, 4)))
-deny(struct decision *d, const char *contract, const char *fmt, ...)
+void
+decision_clear(struct decision *d)
+{
+	free(d->ask_param);
+	free(d->ask_value);
+	memset(d, 0, sizeof(*d));
+}
+
+static void __attribute__((format(printf, 4, 5)))
+set(struct decision *d, enum verdict v, const char *contract,
+    const char *fmt, ...)
 {
 	va_list ap;
 
-	d->verdict = VERDICT_DENY;
+	d->verdict = v;
 	d->contract = contract;
 	va_start(ap, fmt);
 	vsnprintf(d->reason, sizeof(d->reason), fmt, ap);
 	va_end(ap);
 }
 
-void
-decide_call(struct session *s, const char *name,
-    const struct tool_entry *entry, const struct value *args,
+/* Python's repr() of a str, as the reference design's reasons show it. */
+static void
+repr(struct buf *b, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	char q = '\'';
+	size_t i;
+	unsigned char c;
+
+	if (memchr(s, '\'', len) != NULL && memchr(s, '"', len) == NULL)
+		q = '"';
+	buf_put_u8(b, (uint8_t)q);
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)s[i];
+		if (c == '\\' || c == (unsigned char)q) {
+			buf_put_u8(b, '\\');
+			buf_put_u8(b, c);
+		} else if (c == '\n')
+			buf_put(b, "\\n", 2);
+		else if (c == '\r')
+			buf_put(b, "\\r", 2);
+		else if (c == '\t')
+			buf_put(b, "\\t", 2);
+		else if (c < 0x20 || c == 0x7f) {
+			buf_put(b, "\\x", 2);
+			buf_put_u8(b, (uint8_t)hex[c >> 4]);
+			buf_put_u8(b, (uint8_t)hex[c & 0xf]);
+		} else
+			buf_put_u8(b, c);
+	}
+	buf_put_u8(b, (uint8_t)q);
+}
+
+/* A scalar as the text a pattern or a sink is judged on (DESIGN 5). */
+static int
+scalar_text(struct buf *b, const struct value *v)
+{
+	if (v->type == V_STRING)
+		return buf_put(b, v->u.s.p, v->u.s.len);
+	return value_render(b, v);
+}
+
+/* "name=repr" for reasons; non-strings as their JSON text. */
+static const char *
+show(struct buf *b, const char *name, const struct value *v)
+{
+	struct buf *t = buf_new();
+
+	buf_reset(b);
+	buf_put(b, name, strlen(name));
+	buf_put_u8(b, '=');
+	if (v->type == V_STRING)
+		repr(b, v->u.s.p, v->u.s.len);
+	else {
+		scalar_text(t, v);
+		buf_put(b, buf_ptr(t), buf_len(t));
+	}
+	buf_put_u8(b, '\0');
+	buf_free(t);
+	return (const char *)buf_ptr(b);
+}
+
+/* ['a', 'b'] */
+static const char *
+show_list(struct buf *b, char *const *items, size_t n)
+{
+	size_t i;
+
+	buf_reset(b);
+	buf_put_u8(b, '[');
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			buf_put(b, ", ", 2);
+		repr(b, items[i], strlen(items[i]));
+	}
+	buf_put(b, "]", 2);
+	return (const char *)buf_ptr(b);
+}
+
+static struct budget *
+budget_slot(struct session *s, const char *tool)
+{
+	size_t i;
+
+	for (i = 0; i < s->nbudgets; i++)
+		if (strcmp(s->budgets[i].tool, tool) == 0)
+			return &s->budgets[i];
+	if (s->nbudgets >= BNC_BUDGETS_MAX)
+		return NULL;
+	s->budgets = xreallocarray(s->budgets, s->nbudgets + 1,
+	    sizeof(*s->budgets));
+	s->budgets[s->nbudgets].tool = xstrdup(tool);
+	s->budgets[s->nbudgets].count = 0;
+	return &s->budgets[s->nbudgets++];
+}
+
+/* 4. Constraints: write paths, then full-match patterns. */
+static int
+check_constraints(struct session *s, const struct tool_entry *e,
+    const struct tool_policy *pol, const struct value *args,
     struct decision *d)
 {
-	(void)s;
-	(void)args;
-	memset(d, 0, sizeof(*d));
+	const struct value *v;
+	const char *base;
+	struct buf *b = buf_new(), *l = buf_new(), *t = buf_new();
+	size_t i, j = 0;
+	int r, denied = 0;
 
-	/* 2. pinning: only tools recorded at start-up, unchanged since */
-	if (entry == NULL) {
-		deny(d, "pinning", "unknown tool (not pinned at startup)");
+	base = e->up->cfg->cwd != NULL ? e->up->cfg->cwd : s->cwd;
+	for (i = 0; i < pol->nwrite && pol->nprefixes > 0 && !denied; i++) {
+		if ((v = value_get(args, pol->write_params[i])) == NULL)
+			continue;
+		if (v->type == V_STRING && strlen(v->u.s.p) == v->u.s.len)
+			for (j = 0; j < pol->nprefixes; j++)
+				if (path_confined(v->u.s.p, pol->prefixes[j],
+				    base))
+					break;
+		if (v->type != V_STRING || j == pol->nprefixes) {
+			show(b, pol->write_params[i], v);
+			set(d, VERDICT_DENY, "constraint",
+			    "%s outside allowed prefixes %s",
+			    (const char *)buf_ptr(b),
+			    show_list(l, pol->prefixes, pol->nprefixes));
+			denied = 1;
+		}
+	}
+	for (i = 0; i < pol->npatterns && !denied; i++) {
+		if ((v = value_get(args, pol->patterns[i].param)) == NULL)
+			continue;
+		buf_reset(t);
+		if (scalar_text(t, v) != 0)
+			r = -1;
+		else
+			r = policy_pattern_match(&pol->patterns[i],
+			    (const char *)buf_ptr(t), buf_len(t));
+		if (r != 1) {
+			show(b, pol->patterns[i].param, v);
+			set(d, VERDICT_DENY, "constraint",
+			    "%s does not match /%s/%s",
+			    (const char *)buf_ptr(b), pol->patterns[i].src,
+			    r < 0 ? " (match error)" : "");
+			denied = 1;
+		}
+	}
+	buf_free(b);
+	buf_free(l);
+	buf_free(t);
+	return denied;
+}
+
+/* The sink gate's working state for one call. */
+struct gate {
+	struct session		 *s;
+	const char		 *tool;
+	const struct tool_policy *pol;
+	struct decision		 *d;
+	size_t			  n;		/* scalars judged */
+	int			  tainted;	/* a DENY was set */
+	int			  have_ask;
+	struct buf		 *tmp;
+};
+
+static int
+is_trusted(const struct gate *g, const char *param, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < g->pol->ntrusted; i++)
+		if (policy_trusted_match(g->pol->trusted[i], s, len))
+			return 1;
+	return approvals_has(g->s->approvals, g->tool, param, s, len);
+}
+
+static void
+judge(struct gate *g, const char *param, const struct value *v)
+{
+	enum taint_found found;
+	struct buf *b;
+	const char *s;
+	size_t len;
+
+	if (g->tainted)
+		return;
+	if (++g->n > BNC_SINK_VALUES_MAX) {
+		set(g->d, VERDICT_DENY, "sink_gate", "too many destinations "
+		    "in one call (more than %d)", BNC_SINK_VALUES_MAX);
+		g->tainted = 1;
 		return;
 	}
-	if (!entry->visible) {
-		deny(d, "pinning", "tool '%.128s' changed since it was "
-		    "pinned; withheld until re-pinned", name);
+	b = g->tmp;
+	buf_reset(b);
+	if (scalar_text(b, v) != 0 || buf_put_u8(b, '\0') != 0) {
+		set(g->d, VERDICT_DENY, "sink_gate", "destination %s cannot "
+		    "be judged", param);
+		g->tainted = 1;
 		return;
 	}
-	if (entry->up->state != UP_READY) {
-		deny(d, "default", "upstream \"%.64s\" is not running",
-		    entry->up->name);
+	s = (const char *)buf_ptr(b);
+	len = buf_len(b) - 1;
+	if (is_trusted(g, param, s, len))
 		return;
+	if ((found = taint_lookup(g->s->taint, s, len)) != TAINT_ABSENT) {
+		struct buf *r = buf_new();
+		/* A lookup that could not rule it out counts as found. */
+		const char *how = found == TAINT_FOUND ? "came from untrusted "
+		    "data" : "may have come from untrusted data (the lookup "
+		    "could not rule it out)";
+
+		show(r, param, v);
+		if (g->pol->tainted == TAINTED_DENY) {
+			set(g->d, VERDICT_DENY, "sink_gate", "destination %s %s",
+			    (const char *)buf_ptr(r), how);
+			g->tainted = 1;
+		} else if (!g->have_ask) {
+			set(g->d, VERDICT_ASK, "sink_gate", "destination %s %s",
+			    (const char *)buf_ptr(r), how);
+			g->have_ask = 1;
+		}
+		buf_free(r);
+	} else if (!g->have_ask) {
+		struct buf *r = buf_new();
+
+		show(r, param, v);
+		set(g->d, VERDICT_ASK, "sink_gate", "destination %s is not a "
+		    "vouched recipient", (const char *)buf_ptr(r));
+		buf_free(r);
+		g->have_ask = 1;
+	} else
+		return;
+	if (g->d->verdict == VERDICT_ASK && g->d->ask_value == NULL) {
+		g->d->ask_param = xstrdup(param);
+		g->d->ask_value = xmemdup(s, len + 1);
+		g->d->ask_len = len;
 	}
-	/* 3-5: budgets, constraints and the sink gate come here. */
-	d->verdict = VERDICT_ALLOW;
-	d->contract = "default";
-	snprintf(d->reason, sizeof(d->reason), "allowed");
+}
+
+/* Lists and objects are judged element by element, keys and values. */
+static void
+flatten(struct gate *g, const char *param, const struct value *v, int depth)
+{
+	size_t i;
+
+	switch (v->type) {
+	case V_NULL:
+		return;
+	case V_ARRAY:
+		for (i = 0; i < v->u.a.n; i++)
+			flatten(g, param, v->u.a.v[i], depth + 1);
+		return;
+	case V_OBJECT:
+		for (i = 0; i < v->u.o.n; i++) {
+			struct value key;
+
+			key.type = V_STRING;
+			key.u.s.p = v->u.o.m[i].key;
+			key.u.s.len = v->u.o.m[i].klen;
+			judge(g, param, &key);
+			flatten(g, param, v->u.o.m[i].val, depth + 1);
+		}
+		return;
+	default:
+		judge(g, param, v);
+	}
+}
+
+/* Absent, null, or an empty list, object or string. */
+static int
+is_empty(const struct value *v)
+{
+	return v == NULL || v->type == V_NULL ||
+	    (v->type == V_ARRAY && v->u.a.n == 0) ||
+	    (v->type == V_OBJECT && v->u.o.n == 0) ||
+	    (v->type == V_STRING && v->u.s.len == 0);
+}
+
+static int
+is_declared(const struct tool_policy *pol, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < pol->nsink; i++)
+		if (strcmp(pol->sink_params[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * 5. The sink gate.  Candidates: the declared sinks that carry a value;
+ * if a declared sink is absent, null or empty, also every undeclared
+ * destination-shaped argument; if none carries a value (or none is
+ * declared), every argument.  Seed bugs 13 and 19.2 do not come back.
+ */
+static void
+sink_gate(struct session *s, const char *tool, const struct tool_policy *pol,
+    const struct value *args, struct decision *d)
+{
+	struct gate g;
+	size_t i, present = 0, missing = 0;
+
+	memset(&g, 0, sizeof(g));
+	g.s = s;
+	g.tool = tool;
+	g.pol = pol;
+	g.d = d;
+	g.tmp = buf_new();
+	for (i = 0; i < pol->nsink; i++) {
+		if (is_empty(value_get(args, pol->sink_params[i])))
+			missing++;
+		else
+			present++;
+	}
+	for (i = 0; i < pol->nsink && !g.tainted; i++)
+		if (!is_empty(value_get(args, pol->sink_params[i])))
+			flatten(&g, pol->sink_params[i],
+			    value_get(args, pol->sink_params[i]), 0);
+	for (i = 0; i < args->u.o.n && !g.tainted; i++) {
+		const char *k = args->u.o.m[i].key;
+
+		if (is_declared(pol, k))
+			continue;
+		if (present == 0 || (missing > 0 && policy_dest_name(k)))
+			flatten(&g, k, args->u.o.m[i].val, 0);
+	}
+	d->dests = g.n;
+	buf_free(g.tmp);
+	if (g.tainted) {
+		free(d->ask_param);
+		free(d->ask_value);
+		d->ask_param = d->ask_value = NULL;
+	}
 }
 
 void
-decide_result(struct session *s, const struct tool_entry *entry,
+decide_call(struct session *s, const char *name,
+    const struct tool_entry *e, const struct value *args, int flags,
+    struct decision *d)
+{
+	const struct tool_policy *pol;
+	const struct value *schema;
+	struct budget *bg;
+	struct buf *b;
+
+	memset(d, 0, sizeof(*d));
+
+	/* 1-2. grant and pinning: only tools recorded at start-up */
+	if (e == NULL) {
+		set(d, VERDICT_DENY, "pinning",
+		    "unknown tool (not pinned at startup)");
+		return;
+	}
+	if (e->forbidden) {
+		set(d, VERDICT_DENY, "grant", "tool '%.128s' is in the "
+		    "forbidden write set", name);
+		return;
+	}
+	if (!e->visible) {
+		set(d, VERDICT_DENY, "pinning", "tool '%.128s' changed since "
+		    "it was pinned; withheld until re-pinned", name);
+		return;
+	}
+	if (e->up->state != UP_READY) {
+		set(d, VERDICT_DENY, "default", "upstream \"%.64s\" is not "
+		    "running", e->up->name);
+		return;
+	}
+	schema = value_get(e->pin->def, "inputSchema");
+	pol = policy_for(s->policy, e->up->name, e->pin->name, schema);
+	d->sinks = (const char *const *)pol->sink_params;
+	d->nsinks = pol->nsink;
+
+	/* 3. budget: attempts count, re-evaluations do not */
+	if (pol->max_calls >= 0 && (flags & DECIDE_COUNT_BUDGET)) {
+		if ((bg = budget_slot(s, name)) == NULL) {
+			set(d, VERDICT_DENY, "budget", "too many budgets");
+			return;
+		}
+		if (++bg->count > pol->max_calls) {
+			b = buf_new();
+			repr(b, name, strlen(name));
+			buf_put_u8(b, '\0');
+			set(d, VERDICT_DENY, "budget", "call budget %lld for %s "
+			    "exceeded", pol->max_calls,
+			    (const char *)buf_ptr(b));
+			buf_free(b);
+			return;
+		}
+	}
+	if (args != NULL && args->type != V_OBJECT) {
+		set(d, VERDICT_DENY, "constraint", "arguments are not an "
+		    "object");
+		return;
+	}
+
+	/* 4. constraints */
+	if (args != NULL && check_constraints(s, e, pol, args, d))
+		return;
+
+	/* 5. sink gate */
+	if (pol->exfiltrating) {
+		if (args == NULL || args->u.o.n == 0) {
+			if (!(flags & DECIDE_CONFIRMED)) {
+				set(d, VERDICT_ASK, "sink_gate", "tool '%.128s' "
+				    "sends data but the call has no arguments "
+				    "to check", name);
+				d->ask_once = 1;
+				return;
+			}
+		} else {
+			sink_gate(s, name, pol, args, d);
+			if (d->verdict != 0)
+				return;
+		}
+	}
+
+	/* confirm: true asks a human on every call */
+	if (pol->confirm && !(flags & DECIDE_CONFIRMED)) {
+		set(d, VERDICT_ASK, "default", "tool '%.128s' needs a human's "
+		    "confirmation for every call", name);
+		d->ask_once = 1;
+		return;
+	}
+	set(d, VERDICT_ALLOW, "default", "%s", "");
+}
+
+/*
+ * Everything an upstream returns is untrusted, shared by all upstreams
+ * of the session: text blocks, resource contents, structuredContent as
+ * decoded values (never escaped JSON text), error texts.  A tool whose
+ * policy says taint_source: false is a trusted directory.
+ */
+void
+decide_result(struct session *s, const struct tool_entry *e,
     const struct value *result)
 {
-	(void)s;
-	(void)entry;
-	(void)result;
-	/* The taint recorder hooks in here. */
+	const struct tool_policy *pol;
+
+	if (result == NULL)
+		return;
+	if (e != NULL) {
+		pol = policy_for(s->policy, e->up->name, e->pin->name,
+		    value_get(e->pin->def, "inputSchema"));
+		if (!pol->taint_source)
+			return;
+	}
+	taint_add_result(s->taint, result);
+}
+
+void
+decide_error_text(struct session *s, const char *text)
+{
+	if (text != NULL)
+		taint_add_text(s->taint, text, strlen(text));
 }

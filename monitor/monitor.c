@@ -24,11 +24,17 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <sodium.h>
 
+#include "approvals.h"
+#include "audit.h"
 #include "buf.h"
 #include "conffile.h"
+#include "mcpconfig.h"
+#include "policy.h"
+#include "taint.h"
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "log.h"
 #include "monitor.h"
 #include "msg.h"
@@ -41,7 +47,8 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: bouncer-monitor [-dtv] [-f config] "
-	    "[-P policy] [-n name] [-- command [arg ...]]\n");
+	    "[-P policy] [-n name] [-c mcp-config -u name]\n"
+	    "                       [-- command [arg ...]]\n");
 	exit(1);
 }
 
@@ -53,6 +60,11 @@ cleanup_exit(int code)
 	int i;
 
 	if (s != NULL) {
+		if (s->audit != NULL) {
+			gate_audit_event(s, "fatal", log_last_fatal());
+			audit_close(s->audit);
+			s->audit = NULL;
+		}
 		s->state = SESSION_CLOSING;
 		child_kill_all(s, SIGTERM);
 		for (i = 0; i < 100 && !child_all_exited(s); i++) {
@@ -215,6 +227,19 @@ start_timeout(evutil_socket_t fd, short what, void *arg)
 			    "(timeout)");
 }
 
+/* Environment overrides of paths count only when we are not setgid. */
+static const char *
+env_path(const char *name)
+{
+	const char *v;
+
+	if (getuid() != geteuid() || getgid() != getegid())
+		return NULL;
+	if ((v = getenv(name)) == NULL || *v == '\0')
+		return NULL;
+	return v;
+}
+
 /* Helpers only from a directory nobody else can write (DESIGN 2). */
 static const char *
 libexec_dir(void)
@@ -222,8 +247,7 @@ libexec_dir(void)
 	const char *dir = BNC_LIBEXECDIR, *env;
 	struct stat st;
 
-	if (getuid() == geteuid() && getgid() == getegid() &&
-	    (env = getenv("BOUNCER_LIBEXEC")) != NULL && *env != '\0')
+	if ((env = env_path("BOUNCER_LIBEXEC")) != NULL)
 		dir = env;
 	if (stat(dir, &st) == -1)
 		fatal("helper directory %s: %s", dir, strerror(errno));
@@ -275,6 +299,50 @@ stdio_to_devnull(void)
 		close(fd);
 }
 
+static void
+lint_warning(const char *msg, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "bouncer-monitor: warning: %s\n", msg);
+}
+
+/*
+ * Policy layers: the shipped packs, the config's extra pack directories,
+ * then the user policy (-P, else policy: in the config), which wins.
+ */
+static struct policy *
+load_policy(const struct config *cfg, const char *upath, int lint)
+{
+	struct policy *p;
+	const char *packs;
+	char err[1024];
+	size_t i;
+
+	p = policy_new();
+	if ((packs = env_path("BOUNCER_PACKS")) == NULL)
+		packs = BNC_PKGDATADIR "/packs";
+	if (policy_load_dir(p, packs, 1, err, sizeof(err)) != 0)
+		goto fail;
+	for (i = 0; i < cfg->npacks; i++)
+		if (policy_load_dir(p, cfg->packs[i], 1, err,
+		    sizeof(err)) != 0)
+			goto fail;
+	for (i = 0; i < cfg->nforbidden; i++)
+		policy_add_forbidden(p, cfg->forbidden[i]);
+	if (upath == NULL)
+		upath = cfg->policy;
+	if (upath != NULL && policy_load_file(p, upath, 0, err,
+	    sizeof(err)) != 0)
+		goto fail;
+	/* -t: a warning is a problem too (DESIGN 1.1: 0 only if clean). */
+	if (lint && policy_lint(p, lint_warning, NULL) > 0)
+		exit(1);
+	return p;
+ fail:
+	fprintf(stderr, "bouncer-monitor: %s\n", err);
+	exit(1);
+}
+
 static struct event *
 signal_event(struct session *s, int sig)
 {
@@ -294,12 +362,16 @@ main(int argc, char **argv)
 	struct timeval tv = { BNC_HELLO_TIMEOUT_S, 0 };
 	enum bnc_loglevel level = LOG_LEVEL_INFO;
 	const char *cfgpath = NULL, *name = "upstream", *env;
-	char err[1024], *defpath = NULL;
+	const char *upolicy = NULL, *mcpfile = NULL, *mcpname = NULL;
+	struct audit *audit = NULL;
+	uint8_t rnd[16];
+	char err[1024], *defpath = NULL, cwd[BNC_PATH_MAX];
 	int ch, test = 0, r;
 	size_t i;
 
 	log_init("bouncer-monitor", level);
-	while ((ch = getopt(argc, argv, "+dtvf:P:n:")) != -1) {
+	memset(&sess, 0, sizeof(sess));
+	while ((ch = getopt(argc, argv, "+dtvc:f:P:n:u:")) != -1) {
 		switch (ch) {
 		case 'd':
 			if (level < LOG_LEVEL_DEBUG1)
@@ -318,9 +390,14 @@ main(int argc, char **argv)
 			cfgpath = optarg;
 			break;
 		case 'P':
-			fprintf(stderr, "bouncer-monitor: -P: policies arrive "
-			    "with the contract engine; not in this release\n");
-			exit(1);
+			upolicy = optarg;
+			break;
+		case 'c':
+			mcpfile = optarg;
+			break;
+		case 'u':
+			mcpname = optarg;
+			break;
 		case 'n':
 			name = optarg;
 			break;
@@ -345,6 +422,31 @@ main(int argc, char **argv)
 		free(cfg.state_dir);
 		cfg.state_dir = xstrdup(env);
 	}
+	if ((mcpfile == NULL) != (mcpname == NULL)) {
+		fprintf(stderr, "bouncer-monitor: -c and -u go together\n");
+		exit(1);
+	}
+	if (mcpfile != NULL && argc > 0) {
+		fprintf(stderr, "bouncer-monitor: -c/-u and -- exclude each "
+		    "other\n");
+		exit(1);
+	}
+	if (mcpfile != NULL) {
+		struct upstream_cfg u;
+
+		memset(&u, 0, sizeof(u));
+		if (!config_upstream_name_ok(mcpname)) {
+			fprintf(stderr, "bouncer-monitor: -u: bad upstream "
+			    "name \"%s\"\n", mcpname);
+			exit(1);
+		}
+		if (mcpconfig_load(mcpfile, mcpname, &u, err,
+		    sizeof(err)) != 0) {
+			fprintf(stderr, "bouncer-monitor: %s\n", err);
+			exit(1);
+		}
+		config_set_upstream(&cfg, &u);
+	}
 	if (argc > 0) {
 		if (!config_upstream_name_ok(name)) {
 			fprintf(stderr, "bouncer-monitor: -n: bad upstream "
@@ -359,18 +461,35 @@ main(int argc, char **argv)
 		    cfgpath != NULL ? cfgpath : "bouncer.yaml");
 		exit(1);
 	}
+	if (sodium_init() < 0)
+		fatal("libsodium cannot start");
+	sess.policy = load_policy(&cfg, upolicy, test);
 	if (test) {
+		policy_free(sess.policy);
 		config_free(&cfg);
 		free(defpath);
 		exit(0);
 	}
+	/* Nothing is forwarded without its audit row: no log, no session. */
+	if (audit_open(cfg.state_dir, cfg.audit_sync_full ? AUDIT_SYNC_FULL :
+	    AUDIT_SYNC_NORMAL, cfg.audit_record_full, &audit, err,
+	    sizeof(err)) != 0) {
+		fprintf(stderr, "bouncer-monitor: audit log: %s\n", err);
+		exit(1);
+	}
+	sess.audit = audit;
+	sess.taint = taint_new(BNC_TAINT_CAP);
+	sess.approvals = approvals_new();
+	sess.agent = "-";
+	randombytes_buf(rnd, sizeof(rnd));
+	sodium_bin2hex(sess.id, sizeof(sess.id), rnd, sizeof(rnd));
+	sess.cwd = xstrdup(getcwd(cwd, sizeof(cwd)) != NULL ? cwd : "/");
 #ifdef SANDBOX_DISABLED
 	error("THIS BUILD HAS NO SANDBOX (--disable-sandbox): for sanitizer "
 	    "builds only; parsers run unconfined");
 #endif
 
 	signal(SIGPIPE, SIG_IGN);
-	memset(&sess, 0, sizeof(sess));
 	sess.cfg = &cfg;
 	sess.libexec = libexec_dir();
 	sess.next_sid = 0;
@@ -419,8 +538,23 @@ main(int argc, char **argv)
 	}
 	evtimer_add(sess.start_timer, &tv);
 	verbose("started %zu upstream(s)", sess.nups);
+#ifdef SANDBOX_DISABLED
+	gate_audit_event(&sess, "start", "session started; SANDBOX DISABLED "
+	    "(--disable-sandbox build)");
+#else
+	gate_audit_event(&sess, "start", "session started; workers "
+	    "sandboxed (seccomp, Landlock, no_new_privs)");
+#endif
 
 	event_base_dispatch(sess.base);
+	gate_cancel_all(&sess);
+	gate_audit_event(&sess, "shutdown", sess.exit_code == 0 ?
+	    "orderly shutdown" : "session ended on an error");
+	audit_close(sess.audit);
+	sess.audit = NULL;
+	taint_free(sess.taint);
+	approvals_free(sess.approvals);
+	policy_free(sess.policy);
 	debug("exit %d", sess.exit_code);
 	exit(sess.exit_code);
 }

@@ -25,10 +25,15 @@
 #include <event2/event.h>
 #include <event2/buffer.h>
 
+#include "bounds.h"
 #include "frame.h"
 #include "msg.h"
 
+struct approvals;
+struct audit;
 struct config;
+struct policy;
+struct taint;
 struct upstream_cfg;
 struct value;
 
@@ -91,6 +96,7 @@ struct pending {
 	struct value	*progress;	/* the client's progressToken or NULL */
 	char		*method;
 	int		 is_call;	/* tools/call: result goes to decide */
+	char		*tool;		/* tools/call: the name the client used */
 };
 
 /* A request an upstream sent to the client, relayed with our id. */
@@ -155,6 +161,30 @@ struct tool_entry {
 	const struct pin *pin;
 	struct value	*listed;	/* definition with the exposed name */
 	int		 visible;	/* unchanged since pinning */
+	int		 forbidden;	/* in the forbidden write set */
+};
+
+/* Calls counted against a tool's max_calls this session. */
+struct budget {
+	char		*tool;
+	long long	 count;
+};
+
+/* A call waiting for a human's answer to an elicitation/create. */
+struct ask {
+	int64_t		 sid;		/* id of our elicitation request */
+	struct rpc_id	 cid;		/* the client's tools/call id */
+	char		*tool;		/* the name the client called */
+	struct value	*params;	/* the call, to forward once allowed */
+	char		*param;		/* what is asked about, or NULL */
+	char		*value;
+	size_t		 len;
+	int		 once;		/* a confirmation, not remembered */
+	int		 confirmed;	/* a human confirmed this call */
+	int		 rounds;	/* questions left for this call */
+	char		*reason;	/* the question's reason */
+	struct event	*timer;
+	struct session	*s;
 };
 
 struct session {
@@ -186,6 +216,18 @@ struct session {
 	int			 force_close;	/* grace ran out: stop waiting */
 	struct event		*sig_chld, *sig_term, *sig_int, *sig_hup;
 	int			 exit_code;
+	/* the contract engine */
+	char			 id[33];	/* session id for the audit */
+	const char		*agent;		/* "-": the implicit agent */
+	char			*cwd;		/* base of relative paths */
+	struct policy		*policy;
+	struct taint		*taint;
+	struct approvals	*approvals;
+	struct audit		*audit;
+	struct budget		*budgets;
+	size_t			 nbudgets;
+	struct ask		*asks[BNC_ASKS_MAX];
+	size_t			 nasks;
 };
 
 /* monitor.c */
@@ -233,6 +275,8 @@ void	 upstream_send(struct upstream *, const struct rpc *);
 int64_t	 upstream_request(struct upstream *, const char *method,
 	    struct value *params, enum pending_kind, const struct rpc_id *cid,
 	    const struct value *progress);
+void	 upstream_pending_tool(struct upstream *, int64_t uid,
+	    const char *tool);
 void	 upstream_notify(struct upstream *, const char *method,
 	    struct value *params);
 void	 upstream_reply(struct upstream *, const struct rpc_id *,
@@ -245,6 +289,15 @@ void	 upstream_drop_pending(struct upstream *, struct pending *);
 void	 upstream_close_input(struct upstream *);
 void	 upstream_fail(struct upstream *, const char *reason);
 int	 upstream_has_cap(const struct upstream *, const char *cap);
+
+/* gate.c: the path of a tools/call through the contract engine */
+void	 gate_tool_call(struct session *, struct rpc *);
+int	 gate_client_answer(struct session *, struct rpc *);
+void	 gate_forward(struct session *, const struct tool_entry *,
+	    const struct rpc_id *, const struct value *params);
+void	 gate_audit_event(struct session *, const char *event,
+	    const char *reason);
+void	 gate_cancel_all(struct session *);
 
 /* surface.c: pins and the merged tool surface */
 int	 surface_pin(struct upstream *, struct value *tools, char *err,

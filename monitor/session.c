@@ -21,7 +21,7 @@
 #include "conffile.h"
 #include "decide.h"
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "log.h"
 #include "monitor.h"
 #include "msg.h"
@@ -110,26 +110,6 @@ client_notify(struct session *s, const char *method, struct value *params)
 	m.params = params;
 	client_send(s, &m);
 	value_free(params);
-}
-
-/* The result every denied call gets (DESIGN 1.1). */
-static struct value *
-blocked_result(const char *reason)
-{
-	struct value *res, *content, *block;
-	char *text;
-
-	xasprintf(&text, "[bouncer blocked] %s", reason);
-	block = value_object();
-	value_object_put(block, "type", value_string("text"));
-	value_object_put(block, "text", value_string(text));
-	free(text);
-	content = value_array();
-	value_array_append(content, block);
-	res = value_object();
-	value_object_put(res, "content", content);
-	value_object_put(res, "isError", value_bool(1));
-	return res;
 }
 
 /* Method handlers */
@@ -243,14 +223,11 @@ c_tools_list(struct session *s, struct rpc *m, const struct method_handler *h)
 static void
 c_tools_call(struct session *s, struct rpc *m, const struct method_handler *h)
 {
-	const struct tool_entry *e;
-	struct decision d;
-	struct value *params, *args, *meta;
-	const char *name;
+	struct value *args;
 
 	(void)h;
 	if (!value_is(m->params, V_OBJECT) ||
-	    (name = value_get_str(m->params, "name")) == NULL) {
+	    value_get_str(m->params, "name") == NULL) {
 		invalid_params(s, m, "tools/call needs a string \"name\"");
 		return;
 	}
@@ -259,20 +236,7 @@ c_tools_call(struct session *s, struct rpc *m, const struct method_handler *h)
 		invalid_params(s, m, "arguments must be an object");
 		return;
 	}
-	e = surface_find(s, name);
-	decide_call(s, name, e, args, &d);
-	if (d.verdict != VERDICT_ALLOW) {
-		logit("deny %s: %s: %s", name, d.contract, d.reason);
-		client_send_result(s, &m->id, blocked_result(d.reason));
-		return;
-	}
-	params = value_dup(m->params);
-	value_object_put(params, "name", value_string(e->pin->name));
-	meta = value_get(params, "_meta");
-	if (upstream_request(e->up, "tools/call", params, PEND_FORWARD, &m->id,
-	    value_get(meta, "progressToken")) == -1)
-		client_send_error(s, &m->id, -32603,
-		    "Internal error: too many requests in flight");
+	gate_tool_call(s, m);
 }
 
 /* Resources, prompts, completions: to the upstream that declared them. */
@@ -412,6 +376,8 @@ client_response(struct session *s, struct rpc *m)
 	struct rpc out;
 	size_t i;
 
+	if (gate_client_answer(s, m))
+		return;
 	if (m->id.type == RPC_ID_INT)
 		for (i = 0; i < s->nrelays; i++)
 			if (s->relays[i].sid == m->id.n) {

@@ -22,9 +22,10 @@
 #include "buf.h"
 #include "conffile.h"
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "log.h"
 #include "monitor.h"
+#include "policy.h"
 #include "value.h"
 #include "xmalloc.h"
 
@@ -253,6 +254,10 @@ surface_build(struct session *s)
 			value_object_put(e->listed, "name",
 			    value_string(e->exposed));
 			e->visible = pin_current(e->pin, up->current);
+			/* Never listed, always denied (DESIGN 6). */
+			e->forbidden = s->policy != NULL &&
+			    policy_forbidden(s->policy, up->name,
+			    up->pins[j].name);
 		}
 	}
 }
@@ -297,7 +302,7 @@ surface_page(const struct session *s, const char *cursor, int *bad)
 	res = value_object();
 	arr = value_array();
 	for (i = 0; i < s->ntools; i++) {
-		if (!s->tools[i].visible)
+		if (!s->tools[i].visible || s->tools[i].forbidden)
 			continue;
 		if (seen++ < start)
 			continue;

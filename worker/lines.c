@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "lines.h"
 #include "xmalloc.h"
 

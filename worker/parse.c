@@ -26,7 +26,7 @@
 #include <cjson/cJSON.h>
 
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "msg.h"
 #include "parse.h"
 #include "utf8.h"

@@ -33,7 +33,7 @@
 #include "buf.h"
 #include "err.h"
 #include "frame.h"
-#include "limits.h"
+#include "bounds.h"
 #include "lines.h"
 #include "log.h"
 #include "msg.h"

@@ -31,6 +31,7 @@ inspect() {
 	    timeout "$IOP_TIMEOUT" "$NPX" --no-install inspector --cli -q \
 	    --format json \
 	    -e "BOUNCER_LIBEXEC=$BOUNCER_LIBEXEC" \
+	    -e "BOUNCER_PACKS=$BOUNCER_PACKS" \
 	    -e "BOUNCER_STATE_DIR=$BOUNCER_STATE_DIR" \
 	    "$@") >"$T/$_label.out" 2>"$T/$_label.err"
 	rc=$?

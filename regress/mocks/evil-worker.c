@@ -19,7 +19,7 @@
 
 #include "buf.h"
 #include "frame.h"
-#include "limits.h"
+#include "bounds.h"
 #include "msg.h"
 
 static void

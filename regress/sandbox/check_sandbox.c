@@ -52,7 +52,7 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "msg.h"
 #include "sandbox.h"
 

@@ -17,7 +17,7 @@
 
 #include "buf.h"
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 
 #define CK_R(expr, want) do {						\
 	int ck_r_ = (expr), ck_w_ = (want);				\

@@ -13,7 +13,7 @@
 
 #include "conffile.h"
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 
 static char path[64];
 static char err[1024];

@@ -29,7 +29,7 @@
 #include "buf.h"
 #include "err.h"
 #include "frame.h"
-#include "limits.h"
+#include "bounds.h"
 #include "msg.h"
 
 #define CK_R(expr, want) do {						\

@@ -17,7 +17,7 @@
 
 #include "buf.h"
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "log.h"
 #include "msg.h"
 #include "value.h"

@@ -22,7 +22,7 @@
 
 #include "buf.h"
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "lines.h"
 #include "msg.h"
 #include "parse.h"

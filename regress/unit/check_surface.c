@@ -12,7 +12,7 @@
 #include <check.h>
 
 #include "conffile.h"
-#include "limits.h"
+#include "bounds.h"
 #include "monitor.h"
 #include "value.h"
 

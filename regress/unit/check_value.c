@@ -19,7 +19,7 @@
 
 #include "buf.h"
 #include "err.h"
-#include "limits.h"
+#include "bounds.h"
 #include "utf8.h"
 #include "value.h"
 

@@ -1,0 +1,366 @@
+/*
+ * gate.c - the path of one tools/call: decide, record, ask, forward.
+ *
+ * Nothing reaches an upstream unless decide_call() said allow AND its
+ * audit row is committed (DESIGN 9, 10: a call is never forwarded
+ * without its audit row; a failing audit denies).  An ask goes to the
+ * human through MCP elicitation when the client declared it; only
+ * "accept" approves, each unproven destination is asked about once, the
+ * number of questions for one call is bounded by its destinations, and
+ * an answer is accepted only for a question bouncer asked, once.
+ * Clients that cannot elicit get a deny that says no human was asked.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "approvals.h"
+#include "audit.h"
+#include "bounds.h"
+#include "buf.h"
+#include "conffile.h"
+#include "decide.h"
+#include "log.h"
+#include "monitor.h"
+#include "value.h"
+#include "xmalloc.h"
+
+/* The result every denied call gets (DESIGN 1.1). */
+static struct value *
+blocked_result(const char *reason)
+{
+	struct value *res, *content, *block;
+	char *text;
+
+	xasprintf(&text, "[bouncer blocked] %s", reason);
+	block = value_object();
+	value_object_put(block, "type", value_string("text"));
+	value_object_put(block, "text", value_string(text));
+	free(text);
+	content = value_array();
+	value_array_append(content, block);
+	res = value_object();
+	value_object_put(res, "content", content);
+	value_object_put(res, "isError", value_bool(1));
+	return res;
+}
+
+static int
+record(struct session *s, const char *tool, const struct tool_entry *e,
+    const struct value *args, const char *verdict, const char *contract,
+    const char *reason, const char *const *sinks, size_t nsinks)
+{
+	struct audit_row row;
+	int64_t seq;
+	int r;
+
+	memset(&row, 0, sizeof(row));
+	row.session = s->id;
+	row.agent = s->agent;
+	row.upstream = e != NULL ? e->up->name : NULL;
+	row.tool = tool;
+	row.verdict = verdict;
+	row.contract = contract;
+	row.reason = reason;
+	row.args = args;
+	row.sinks = sinks;
+	row.nsinks = nsinks;
+	if ((r = audit_append(s->audit, &row, &seq)) != 0) {
+		error_r(r, "audit: cannot record %s of %s", verdict, tool);
+		return r;
+	}
+	return 0;
+}
+
+void
+gate_audit_event(struct session *s, const char *event, const char *reason)
+{
+	if (s->audit != NULL)
+		record(s, event, NULL, NULL, "event", "event", reason, NULL, 0);
+}
+
+/* Records the decision; an unrecordable decision becomes a deny. */
+static void
+record_decision(struct session *s, const char *tool,
+    const struct tool_entry *e, const struct value *args, struct decision *d)
+{
+	if (record(s, tool, e, args, verdict_name(d->verdict), d->contract,
+	    d->reason, d->sinks, d->nsinks) == 0)
+		return;
+	if (d->verdict != VERDICT_DENY) {
+		d->verdict = VERDICT_DENY;
+		d->contract = "default";
+		snprintf(d->reason, sizeof(d->reason), "the audit log is "
+		    "unavailable; nothing is forwarded without its record");
+	}
+}
+
+void
+gate_forward(struct session *s, const struct tool_entry *e,
+    const struct rpc_id *cid, const struct value *params)
+{
+	struct value *p, *meta;
+	struct value *tok;
+
+	int64_t uid;
+
+	p = value_dup(params);
+	value_object_put(p, "name", value_string(e->pin->name));
+	meta = value_get(p, "_meta");
+	tok = value_get(meta, "progressToken");
+	if ((uid = upstream_request(e->up, "tools/call", p, PEND_FORWARD, cid,
+	    tok)) == -1)
+		client_send_error(s, cid, -32603,
+		    "Internal error: too many requests in flight");
+	else
+		upstream_pending_tool(e->up, uid, e->exposed);
+}
+
+static void
+deny_call(struct session *s, const struct rpc_id *cid, const char *tool,
+    const char *contract, const char *reason)
+{
+	logit("deny %s: %s: %s", tool, contract, reason);
+	client_send_result(s, cid, blocked_result(reason));
+}
+
+/* May this client be asked through elicitation/create (form mode)? */
+static int
+client_can_elicit(const struct session *s)
+{
+	const struct value *el;
+
+	el = value_get(s->client_caps, "elicitation");
+	if (!value_is(el, V_OBJECT))
+		return 0;
+	/* {} means form only; with modes listed, form must be one. */
+	return el->u.o.n == 0 || value_get(el, "form") != NULL;
+}
+
+static void
+ask_free(struct ask *a)
+{
+	if (a == NULL)
+		return;
+	if (a->timer != NULL)
+		event_free(a->timer);
+	rpc_id_clear(&a->cid);
+	free(a->tool);
+	value_free(a->params);
+	free(a->param);
+	free(a->value);
+	free(a->reason);
+	free(a);
+}
+
+static void
+ask_remove(struct session *s, struct ask *a)
+{
+	size_t i;
+
+	for (i = 0; i < s->nasks; i++)
+		if (s->asks[i] == a) {
+			s->asks[i] = s->asks[--s->nasks];
+			break;
+		}
+	ask_free(a);
+}
+
+static void ask_timeout(evutil_socket_t, short, void *);
+
+/* Sends the question for d about the call a; 0 or -1. */
+static int
+ask_send(struct session *s, struct ask *a, const struct decision *d)
+{
+	struct value *params, *schema;
+	struct timeval tv = { s->cfg->ask_timeout, 0 };
+	struct rpc out;
+	char *msg;
+
+	free(a->param);
+	free(a->value);
+	free(a->reason);
+	a->param = d->ask_param != NULL ? xstrdup(d->ask_param) : NULL;
+	a->value = d->ask_value != NULL ? xmemdup(d->ask_value,
+	    d->ask_len + 1) : NULL;
+	a->len = d->ask_len;
+	a->once = d->ask_once;
+	a->reason = xstrdup(d->reason);
+	a->sid = s->next_sid++;
+	xasprintf(&msg, "bouncer: the call of %s needs your approval: %s. "
+	    "Accept to allow it%s.", a->tool, d->reason, a->once ? " once" :
+	    " (and remember this destination for this session)");
+	schema = value_object();
+	value_object_put(schema, "type", value_string("object"));
+	value_object_put(schema, "properties", value_object());
+	params = value_object();
+	value_object_put(params, "message", value_string(msg));
+	value_object_put(params, "requestedSchema", schema);
+	free(msg);
+	memset(&out, 0, sizeof(out));
+	out.kind = RPC_REQUEST;
+	out.id.type = RPC_ID_INT;
+	out.id.n = a->sid;
+	out.method = "elicitation/create";
+	out.params = params;
+	client_send(s, &out);
+	value_free(params);
+	if (a->timer == NULL)
+		a->timer = evtimer_new(s->base, ask_timeout, a);
+	evtimer_add(a->timer, &tv);
+	return 0;
+}
+
+/* Runs the decision for a call and acts on it (first time or again). */
+static void
+gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
+    const char *tool, const struct value *params, int flags)
+{
+	const struct tool_entry *e;
+	const struct value *args;
+	struct decision d;
+	char reason[BNC_REASON_MAX + 128];
+
+	e = surface_find(s, tool);
+	args = value_get(params, "arguments");
+	decide_call(s, tool, e, args, flags, &d);
+	/* An ask nobody can answer is a deny, and is recorded as one. */
+	if (d.verdict == VERDICT_ASK && !client_can_elicit(s)) {
+		snprintf(reason, sizeof(reason), "%.900s; no human could be "
+		    "asked (the client does not support elicitation)",
+		    d.reason);
+		d.verdict = VERDICT_DENY;
+		memcpy(d.reason, reason, sizeof(d.reason) - 1);
+		d.reason[sizeof(d.reason) - 1] = '\0';
+	} else if (d.verdict == VERDICT_ASK && a == NULL &&
+	    s->nasks >= BNC_ASKS_MAX) {
+		d.verdict = VERDICT_DENY;
+		snprintf(d.reason, sizeof(d.reason), "too many calls are "
+		    "waiting for a human");
+	} else if (d.verdict == VERDICT_ASK && a != NULL && a->rounds <= 1) {
+		snprintf(reason, sizeof(reason), "%.900s; too many questions "
+		    "for one call", d.reason);
+		d.verdict = VERDICT_DENY;
+		memcpy(d.reason, reason, sizeof(d.reason) - 1);
+		d.reason[sizeof(d.reason) - 1] = '\0';
+	}
+	record_decision(s, tool, e, args, &d);
+	switch (d.verdict) {
+	case VERDICT_ALLOW:
+		gate_forward(s, e, cid, params);
+		if (a != NULL)
+			ask_remove(s, a);
+		break;
+	case VERDICT_DENY:
+		deny_call(s, cid, tool, d.contract, d.reason);
+		if (a != NULL)
+			ask_remove(s, a);
+		break;
+	case VERDICT_ASK:
+		if (a == NULL) {
+			a = xcalloc(1, sizeof(*a));
+			a->s = s;
+			rpc_id_copy(&a->cid, cid);
+			a->tool = xstrdup(tool);
+			a->params = value_dup(params);
+			/* One question per destination, and one to confirm. */
+			a->rounds = (int)(d.dests < BNC_ASK_DESTS_MAX ?
+			    d.dests : BNC_ASK_DESTS_MAX) + 1;
+			s->asks[s->nasks++] = a;
+		} else
+			a->rounds--;
+		ask_send(s, a, &d);
+		break;
+	}
+	decision_clear(&d);
+}
+
+void
+gate_tool_call(struct session *s, struct rpc *m)
+{
+	const char *name = value_get_str(m->params, "name");
+
+	gate_run(s, NULL, &m->id, name, m->params, DECIDE_COUNT_BUDGET);
+}
+
+static void
+ask_deny(struct session *s, struct ask *a, const char *why)
+{
+	char reason[BNC_REASON_MAX + 64];
+
+	snprintf(reason, sizeof(reason), "%s (%s)", a->reason, why);
+	if (record(s, a->tool, surface_find(s, a->tool),
+	    value_get(a->params, "arguments"), "deny", "sink_gate", reason,
+	    NULL, 0) != 0)
+		error("audit: cannot record the refused ask");
+	deny_call(s, &a->cid, a->tool, "sink_gate", reason);
+	ask_remove(s, a);
+}
+
+static void
+ask_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct ask *a = arg;
+
+	(void)fd;
+	(void)what;
+	ask_deny(a->s, a, "no answer in time");
+}
+
+/*
+ * The client answered one of our questions.  Returns 0 if the id is not
+ * one of ours.  Only an "accept" result approves; the approval covers
+ * exactly what was asked.
+ */
+int
+gate_client_answer(struct session *s, struct rpc *m)
+{
+	const char *action = NULL;
+	struct ask *a = NULL;
+	size_t i;
+	int flags = 0;
+
+	if (m->id.type != RPC_ID_INT)
+		return 0;
+	for (i = 0; i < s->nasks; i++)
+		if (s->asks[i]->sid == m->id.n) {
+			a = s->asks[i];
+			break;
+		}
+	if (a == NULL)
+		return 0;
+	evtimer_del(a->timer);
+	if (m->kind == RPC_RESULT)
+		action = value_get_str(m->result, "action");
+	if (action == NULL || strcmp(action, "accept") != 0) {
+		ask_deny(s, a, action != NULL && strcmp(action, "decline") == 0 ?
+		    "the human declined" : action != NULL &&
+		    strcmp(action, "cancel") == 0 ? "the human cancelled" :
+		    "no valid answer");
+		return 1;
+	}
+	if (a->once)
+		a->confirmed = 1;
+	else if (a->param != NULL && approvals_add(s->approvals, a->tool,
+	    a->param, a->value, a->len) != 0) {
+		ask_deny(s, a, "too many approvals in this session");
+		return 1;
+	}
+	if (a->confirmed)
+		flags |= DECIDE_CONFIRMED;
+	verbose("ask for %s accepted", a->tool);
+	gate_run(s, a, &a->cid, a->tool, a->params, flags);
+	return 1;
+}
+
+/* The session ends: calls still waiting are denied. */
+void
+gate_cancel_all(struct session *s)
+{
+	while (s->nasks > 0)
+		ask_deny(s, s->asks[s->nasks - 1], "the session ended");
+}

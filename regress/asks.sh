@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+#
+# regress/asks.sh - asking a human through MCP elicitation: an unproven
+# destination is asked about once, only "accept" approves, the approval
+# covers exactly (tool, parameter, value), a decline denies, each
+# unproven list element is its own question, and an approved ask spends
+# one budget slot, not two.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
+
+MAIL=$top_builddir/regress/mocks/mock-mail
+up=$TESTDIR/mail.log
+write_config "$TESTDIR/policy.yaml" <<'YAML'
+send_email:
+  exfiltrating: true
+  sink_params: [to, cc]
+  max_calls: 5
+YAML
+start_monitor -P "$TESTDIR/policy.yaml" -n mail -- "$MAIL" -l "$up"
+handshake '{"elicitation":{}}'
+
+# answer ID ACTION: reply to bouncer's elicitation/create
+answer() {
+	send "{\"jsonrpc\":\"2.0\",\"id\":$1,\"result\":{\"action\":\"$2\"}}"
+}
+
+call 1 send_email '{"to":"bob@newco.example","body":"hi"}'
+expect_line '.method == "elicitation/create" and (.id | type) == "number" and
+    (.params.message | contains("bob@newco.example")) and
+    .params.requestedSchema.type == "object"'
+q=$(jget .id)
+answer "$q" accept
+expect_line "$(f_text 1 'sent to bob@newco.example')"
+
+# remembered: no second question for the same (tool, param, value)
+call 2 send_email '{"to":"Bob@NewCo.example ","body":"again"}'
+expect_line "$(f_text 2 'sent to Bob@NewCo.example ')"
+# not for another parameter: under cc, bob is just an address that the
+# upstream's own answer ("sent to bob@...") mentioned, so it is tainted
+call 3 send_email '{"to":"bob@newco.example","cc":["bob@newco.example"],"body":"x"}'
+expect_line "$(f_blocked 3) and (.result.content[0].text | contains(\"cc='bob@newco.example' came from untrusted data\"))"
+# a decline denies, and says so
+call 9 send_email '{"to":"carol@newco.example","body":"x"}'
+expect_line '.method == "elicitation/create" and (.params.message | contains("carol@newco.example"))'
+answer "$(jget .id)" decline
+expect_line "$(f_blocked 9) and (.result.content[0].text | endswith(\"(the human declined)\"))"
+
+# an answer to a question bouncer never asked changes nothing
+answer 424242 accept
+# two unproven list elements: two questions, then allowed
+call 4 send_email '{"to":"bob@newco.example","cc":["c1@x.example","c2@x.example"],"body":"x"}'
+expect_line '.method == "elicitation/create" and (.params.message | contains("c1@x.example"))'
+answer "$(jget .id)" accept
+expect_line '.method == "elicitation/create" and (.params.message | contains("c2@x.example"))'
+answer "$(jget .id)" accept
+expect_line "$(f_text 4 'sent to bob@newco.example')"
+# budget 5: calls 1, 2, 3, 9, 4 spent 5 slots although three were asked
+call 5 send_email '{"to":"bob@newco.example","body":"x"}'
+expect_line "$(f_blocked 5) and .result.content[0].text ==
+    \"[bouncer blocked] call budget 5 for 'send_email' exceeded\""
+ping_ok 6
+got=$(mock_calls "$up" | wc -l)
+[ "$got" = 3 ] || fail "want 3 calls forwarded, the upstream got $got"
+pass
