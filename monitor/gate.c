@@ -283,8 +283,46 @@ void
 gate_tool_call(struct session *s, struct rpc *m)
 {
 	const char *name = value_get_str(m->params, "name");
+	const struct tool_entry *e;
+	struct upstream *up;
+	struct rpc *h;
 
+	if ((e = surface_find(s, name)) != NULL && e->up->unsettled &&
+	    e->up->state == UP_READY) {
+		up = e->up;
+		if (up->nheld >= BNC_PENDING_MAX) {
+			deny_call(s, &m->id, name, "pinning", "too many calls "
+			    "wait for the upstream's changed tool list");
+			return;
+		}
+		up->held = xreallocarray(up->held, up->nheld + 1,
+		    sizeof(*up->held));
+		h = &up->held[up->nheld++];
+		memset(h, 0, sizeof(*h));
+		h->kind = RPC_REQUEST;
+		rpc_id_copy(&h->id, &m->id);
+		h->method = xstrdup(m->method);
+		h->params = value_dup(m->params);
+		debug("%s: held until %s's tools are re-read", name, up->name);
+		return;
+	}
 	gate_run(s, NULL, &m->id, name, m->params, DECIDE_COUNT_BUDGET);
+}
+
+/* The re-listing is done (or the upstream is gone): decide what waited. */
+void
+gate_release_held(struct upstream *up)
+{
+	struct rpc *h = up->held;
+	size_t i, n = up->nheld;
+
+	up->held = NULL;
+	up->nheld = 0;
+	for (i = 0; i < n; i++) {
+		gate_tool_call(up->s, &h[i]);
+		msg_rpc_free(&h[i]);
+	}
+	free(h);
 }
 
 static void

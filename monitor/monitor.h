@@ -149,6 +149,15 @@ struct upstream {
 	struct value		*listing;	/* array of tool objects */
 	unsigned		 pages;
 	int			 relist;	/* list_changed while listing */
+	/*
+	 * Between a list_changed and the answer to our re-listing, the
+	 * upstream's tools are unsettled: calls to them are held, in
+	 * order, and decided against the new list (a rug pull cannot slip
+	 * a call through that window).
+	 */
+	int			 unsettled;
+	struct rpc		*held;
+	size_t			 nheld;
 	/* current tools, as last listed: a pin is visible if unchanged */
 	struct value		*current;	/* array, or NULL = pins */
 	char			*fail_reason;
@@ -292,6 +301,7 @@ int	 upstream_has_cap(const struct upstream *, const char *cap);
 
 /* gate.c: the path of a tools/call through the contract engine */
 void	 gate_tool_call(struct session *, struct rpc *);
+void	 gate_release_held(struct upstream *);
 int	 gate_client_answer(struct session *, struct rpc *);
 void	 gate_forward(struct session *, const struct tool_entry *,
 	    const struct rpc_id *, const struct value *params);

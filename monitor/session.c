@@ -611,6 +611,9 @@ session_upstream_gone(struct session *s, struct upstream *up)
 			client_send_error(s, &p->cid, -32603, msg);
 		upstream_drop_pending(up, p);
 	}
+	/* Calls held for its re-listing are decided now: denied. */
+	up->unsettled = 0;
+	gate_release_held(up);
 	for (i = 0; i < s->nrelays;) {
 		if (s->relays[i].up == up) {
 			rpc_id_clear(&s->relays[i].uid);

@@ -396,7 +396,10 @@ listing_done(struct upstream *up, struct value *tools)
 	if (up->relist && up->state == UP_READY) {
 		up->relist = 0;
 		start_listing(up, NULL);
+		return;
 	}
+	up->unsettled = 0;
+	gate_release_held(up);
 }
 
 static void
@@ -557,6 +560,7 @@ on_notification(struct upstream *up, struct rpc *m)
 		/* Before pinning, the pending list answers it. */
 		if (up->state != UP_READY)
 			return;
+		up->unsettled = 1;
 		for (j = 0; j < up->npend; j++)
 			if (up->pend[j].kind == PEND_LIST) {
 				up->relist = 1;	/* it may predate the change */
