@@ -118,35 +118,6 @@ die(const char *fmt, ...)
 	exit(1);
 }
 
-static int
-file_exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
-
-/* As bouncer-monitor: $XDG_CONFIG_HOME (or ~/.config), then sysconfdir. */
-static char *
-default_config(void)
-{
-	const char *xdg, *home;
-	char *p = NULL;
-
-	if ((xdg = getenv("XDG_CONFIG_HOME")) != NULL && *xdg == '/')
-		xasprintf(&p, "%s/bouncer/bouncer.yaml", xdg);
-	else if ((home = getenv("HOME")) != NULL && *home == '/')
-		xasprintf(&p, "%s/.config/bouncer/bouncer.yaml", home);
-	if (p != NULL && file_exists(p))
-		return p;
-	free(p);
-	xasprintf(&p, "%s/bouncer/bouncer.yaml", BNC_SYSCONFDIR);
-	if (file_exists(p))
-		return p;
-	free(p);
-	return NULL;
-}
-
 /* The database the monitor would write, found as the monitor finds it. */
 static char *
 default_db(const char *cfgpath)
@@ -157,7 +128,7 @@ default_db(const char *cfgpath)
 
 	config_defaults(&cfg);
 	if (cfgpath == NULL)
-		cfgpath = defpath = default_config();
+		cfgpath = defpath = config_default_path();
 	if (cfgpath != NULL && config_load(&cfg, cfgpath, err,
 	    sizeof(err)) != 0)
 		die("%s", err);
@@ -621,6 +592,7 @@ do_head(const char *dbpath)
 static int
 do_verify(const char *dbpath)
 {
+	struct stat st;
 	char why[1024];
 	int64_t bad, n;
 	int r;
@@ -634,7 +606,7 @@ do_verify(const char *dbpath)
 		printf("bad row at seq %lld: %s\n", (long long)bad, why);
 		return 1;
 	}
-	if (r == -BNC_ERR_NOT_FOUND && !file_exists(dbpath))
+	if (r == -BNC_ERR_NOT_FOUND && stat(dbpath, &st) != 0)
 		die("no audit database at %s", dbpath);
 	die("%s", why[0] != '\0' ? why : bnc_err(r));
 }

@@ -9,6 +9,8 @@
 #include "config.h"
 #endif
 
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,15 +34,13 @@ static int __attribute__((format(printf, 4, 5)))
 cfail(struct cfg_ctx *x, const struct ynode *n, const char *key,
     const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
+	int r;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	r = ynode_vfail(x->err, x->errlen, x->path, n, key, fmt, ap);
 	va_end(ap);
-	snprintf(x->err, x->errlen, "%s:%lu: %s: %s", x->path,
-	    n != NULL ? n->line : 0, key, msg);
-	return -BNC_ERR_CONFIG;
+	return r;
 }
 
 int
@@ -360,6 +360,32 @@ static const struct cfg_key cfg_keys[] = {
 	{ "forbidden_tools",	key_forbidden },
 	{ "work",		key_mapping },
 };
+
+/*
+ * The file read without -f: $XDG_CONFIG_HOME/bouncer/bouncer.yaml (or
+ * ~/.config/...), else the system one, else none (NULL: defaults).
+ * The caller frees the path.
+ */
+char *
+config_default_path(void)
+{
+	const char *xdg, *home;
+	struct stat st;
+	char *p = NULL;
+
+	if ((xdg = getenv("XDG_CONFIG_HOME")) != NULL && *xdg == '/')
+		xasprintf(&p, "%s/bouncer/bouncer.yaml", xdg);
+	else if ((home = getenv("HOME")) != NULL && *home == '/')
+		xasprintf(&p, "%s/.config/bouncer/bouncer.yaml", home);
+	if (p != NULL && stat(p, &st) == 0)
+		return p;
+	free(p);
+	xasprintf(&p, "%s/bouncer/bouncer.yaml", BNC_SYSCONFDIR);
+	if (stat(p, &st) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
 
 void
 config_defaults(struct config *c)

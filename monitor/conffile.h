@@ -38,6 +38,7 @@ struct config {
 
 /* Built-in defaults; state_dir from the environment (XDG). */
 void	config_defaults(struct config *);
+char	*config_default_path(void);
 /*
  * Load path into c (after config_defaults).  Returns 0 or -BNC_ERR_CONFIG
  * with "FILE:LINE: message" in errbuf.

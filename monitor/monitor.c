@@ -257,35 +257,6 @@ libexec_dir(void)
 	return dir;
 }
 
-static int
-file_exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
-
-/* -f, else $XDG_CONFIG_HOME/bouncer/bouncer.yaml, else the system one. */
-static char *
-default_config(void)
-{
-	const char *xdg, *home;
-	char *p = NULL;
-
-	if ((xdg = getenv("XDG_CONFIG_HOME")) != NULL && *xdg == '/')
-		xasprintf(&p, "%s/bouncer/bouncer.yaml", xdg);
-	else if ((home = getenv("HOME")) != NULL && *home == '/')
-		xasprintf(&p, "%s/.config/bouncer/bouncer.yaml", home);
-	if (p != NULL && file_exists(p))
-		return p;
-	free(p);
-	xasprintf(&p, "%s/bouncer/bouncer.yaml", BNC_SYSCONFDIR);
-	if (file_exists(p))
-		return p;
-	free(p);
-	return NULL;
-}
-
 static void
 stdio_to_devnull(void)
 {
@@ -411,7 +382,7 @@ main(int argc, char **argv)
 
 	config_defaults(&cfg);
 	if (cfgpath == NULL)
-		cfgpath = defpath = default_config();
+		cfgpath = defpath = config_default_path();
 	if (cfgpath != NULL && (r = config_load(&cfg, cfgpath, err,
 	    sizeof(err))) != 0) {
 		fprintf(stderr, "bouncer-monitor: %s\n", err);

@@ -366,15 +366,13 @@ static int __attribute__((format(printf, 4, 5)))
 pfail(struct pctx *x, const struct ynode *n, const char *key,
     const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
+	int r;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	r = ynode_vfail(x->err, x->errlen, x->path, n, key, fmt, ap);
 	va_end(ap);
-	snprintf(x->err, x->errlen, "%s:%lu: %s: %s", x->path,
-	    n != NULL ? n->line : 1, key, msg);
-	return -BNC_ERR_CONFIG;
+	return r;
 }
 
 /* How a wrong value reads in a message. */

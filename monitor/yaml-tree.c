@@ -255,6 +255,31 @@ yaml_load_file(const char *path, size_t maxbytes, struct ynode **rootp,
 	return r;
 }
 
+int
+ynode_vfail(char *err, size_t errlen, const char *path, const struct ynode *n,
+    const char *key, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	snprintf(err, errlen, "%s:%lu: %s: %s", path,
+	    n != NULL ? n->line : 1, key, msg);
+	return -BNC_ERR_CONFIG;
+}
+
+int
+ynode_fail(char *err, size_t errlen, const char *path, const struct ynode *n,
+    const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = ynode_vfail(err, errlen, path, n, key, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
 const char *
 ynode_type_name(const struct ynode *n)
 {

@@ -9,6 +9,7 @@
 #ifndef BNC_YAML_TREE_H
 #define BNC_YAML_TREE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 enum ynode_type {
@@ -41,5 +42,16 @@ int	ynode_int(const struct ynode *, long long min, long long max,
 	    long long *);
 int	ynode_string(const struct ynode *, const char **);
 const char *ynode_type_name(const struct ynode *);
+/*
+ * Formats "FILE:LINE: KEY: message" into err (LINE of n, or 1 without
+ * one) and returns -BNC_ERR_CONFIG: the one shape of every error in an
+ * administrator's YAML file.
+ */
+int	ynode_fail(char *err, size_t errlen, const char *path,
+	    const struct ynode *n, const char *key, const char *fmt, ...)
+	    __attribute__((format(printf, 6, 7)));
+int	ynode_vfail(char *err, size_t errlen, const char *path,
+	    const struct ynode *n, const char *key, const char *fmt, va_list)
+	    __attribute__((format(printf, 6, 0)));
 
 #endif /* BNC_YAML_TREE_H */
