@@ -374,6 +374,44 @@ START_TEST(test_sink_values_max)
 }
 END_TEST
 
+START_TEST(test_tainted_ask_and_trusted_sources)
+{
+	static const char *const tools[] = { "send", "contacts", "inbox",
+	    NULL };
+	struct value *res, *content, *block;
+	struct decision d;
+	struct value *a;
+
+	start("send:\n  exfiltrating: true\n  sink_params: [to]\n"
+	    "  tainted: ask\n"
+	    "contacts: { taint_source: false }\n", tools);
+	/* an address book the admin keeps is not untrusted output */
+	res = value_object();
+	content = value_array();
+	block = value_object();
+	value_object_put(block, "type", value_string("text"));
+	value_object_put(block, "text", value_string("carol@friends.example"));
+	value_array_append(content, block);
+	value_object_put(res, "content", content);
+	decide_result(&s, surface_find(&s, "contacts"), res);
+	expect("send", args("to=carol@friends.example"), CALL, VERDICT_ASK,
+	    "sink_gate", "destination to='carol@friends.example' is not a "
+	    "vouched recipient");
+	/* the same text from any other tool is */
+	decide_result(&s, surface_find(&s, "inbox"), res);
+	/* tainted: ask asks instead of denying, and says why */
+	a = args("to=carol@friends.example");
+	decide_call(&s, "send", surface_find(&s, "send"), a, CALL, &d);
+	ck_assert_int_eq(d.verdict, VERDICT_ASK);
+	ck_assert_str_eq(d.reason, "destination to='carol@friends.example' "
+	    "came from untrusted data");
+	ck_assert_str_eq(d.ask_value, "carol@friends.example");
+	decision_clear(&d);
+	value_free(a);
+	value_free(res);
+}
+END_TEST
+
 static Suite *
 decide_suite(void)
 {
@@ -388,6 +426,7 @@ decide_suite(void)
 	tcase_add_test(tc, test_deny_beats_ask);
 	tcase_add_test(tc, test_trust_order);
 	tcase_add_test(tc, test_confirm_and_forbidden);
+	tcase_add_test(tc, test_tainted_ask_and_trusted_sources);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("limits");
 	tcase_add_checked_fixture(tc, NULL, teardown);
