@@ -13,7 +13,6 @@
 #include "config.h"
 #endif
 
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -231,48 +230,6 @@ read_file(struct mc_ctx *x, char **datap, size_t *lenp)
 	return r;
 }
 
-/*
- * yaml-tree reads files by name: rewritten text goes through a memfd,
- * and messages name the real file.
- */
-static int
-load_text(struct mc_ctx *x, const struct buf *text, struct ynode **rootp)
-{
-	char fdpath[64], *rest;
-	const uint8_t *p = buf_ptr(text);
-	size_t left = buf_len(text), plen;
-	ssize_t n;
-	int fd, r;
-
-	if ((fd = memfd_create("bouncer-mcpconfig", MFD_CLOEXEC)) == -1) {
-		snprintf(x->err, x->errlen, "%s: memfd_create: %s", x->path,
-		    strerror(errno));
-		return -BNC_ERR_CONFIG;
-	}
-	while (left > 0) {
-		if ((n = write(fd, p, left)) == -1) {
-			if (errno == EINTR)
-				continue;
-			snprintf(x->err, x->errlen, "%s: memfd: %s", x->path,
-			    strerror(errno));
-			close(fd);
-			return -BNC_ERR_CONFIG;
-		}
-		p += n;
-		left -= (size_t)n;
-	}
-	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
-	r = yaml_load_file(fdpath, buf_len(text), rootp, x->err, x->errlen);
-	close(fd);
-	plen = strlen(fdpath);
-	if (r != 0 && strncmp(x->err, fdpath, plen) == 0) {
-		rest = xstrdup(x->err + plen);
-		snprintf(x->err, x->errlen, "%s%s", x->path, rest);
-		free(rest);
-	}
-	return r;
-}
-
 static int
 load_tree(struct mc_ctx *x, struct ynode **rootp)
 {
@@ -292,7 +249,8 @@ load_tree(struct mc_ctx *x, struct ynode **rootp)
 		r = yaml_load_file(x->path, BNC_MCPCONFIG_MAX, rootp, x->err,
 		    x->errlen);
 	else
-		r = load_text(x, text, rootp);
+		r = yaml_load_buf(x->path, (const char *)buf_ptr(text),
+		    buf_len(text), rootp, x->err, x->errlen);
 	free(data);
 	buf_free(text);
 	return r;

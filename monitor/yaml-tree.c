@@ -160,44 +160,26 @@ build(struct yload *y, yaml_event_t *ev, int depth, struct ynode **out)
 }
 
 int
-yaml_load_file(const char *path, size_t maxbytes, struct ynode **rootp,
-    char *errbuf, size_t errlen)
+yaml_load_buf(const char *name, const char *data, size_t len,
+    struct ynode **rootp, char *errbuf, size_t errlen)
 {
 	struct yload y;
 	yaml_event_t ev;
 	struct ynode *root = NULL;
-	char *data = NULL;
-	size_t len = 0;
-	FILE *f = NULL;
-	int r = -BNC_ERR_CONFIG, done = 0, inited = 0;
+	int r = -BNC_ERR_CONFIG, done = 0;
 	char msg[256];
 
 	*rootp = NULL;
 	memset(&y, 0, sizeof(y));
-	y.path = path;
+	y.path = name;
 	y.err = errbuf;
 	y.errlen = errlen;
-	if ((f = fopen(path, "r")) == NULL) {
-		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	data = xmalloc(maxbytes + 1);
-	len = fread(data, 1, maxbytes + 1, f);
-	if (ferror(f)) {
-		snprintf(errbuf, errlen, "%s: read error", path);
-		goto out;
-	}
-	if (len > maxbytes) {
-		snprintf(errbuf, errlen, "%s: larger than %zu bytes", path,
-		    maxbytes);
-		goto out;
-	}
 	if (!yaml_parser_initialize(&y.parser)) {
-		snprintf(errbuf, errlen, "%s: cannot initialise parser", path);
-		goto out;
+		snprintf(errbuf, errlen, "%s: cannot initialise parser", name);
+		return -BNC_ERR_CONFIG;
 	}
-	inited = 1;
-	yaml_parser_set_input_string(&y.parser, (unsigned char *)data, len);
+	yaml_parser_set_input_string(&y.parser, (const unsigned char *)data,
+	    len);
 	while (!done) {
 		if (!yaml_parser_parse(&y.parser, &ev)) {
 			r = yfail(&y, y.parser.problem_mark.line + 1,
@@ -246,9 +228,38 @@ yaml_load_file(const char *path, size_t maxbytes, struct ynode **rootp,
 	root = NULL;
 	r = 0;
  out:
-	if (inited)
-		yaml_parser_delete(&y.parser);
+	yaml_parser_delete(&y.parser);
 	ynode_free(root);
+	return r;
+}
+
+int
+yaml_load_file(const char *path, size_t maxbytes, struct ynode **rootp,
+    char *errbuf, size_t errlen)
+{
+	char *data = NULL;
+	size_t len = 0;
+	FILE *f = NULL;
+	int r = -BNC_ERR_CONFIG;
+
+	*rootp = NULL;
+	if ((f = fopen(path, "r")) == NULL) {
+		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	data = xmalloc(maxbytes + 1);
+	len = fread(data, 1, maxbytes + 1, f);
+	if (ferror(f)) {
+		snprintf(errbuf, errlen, "%s: read error", path);
+		goto out;
+	}
+	if (len > maxbytes) {
+		snprintf(errbuf, errlen, "%s: larger than %zu bytes", path,
+		    maxbytes);
+		goto out;
+	}
+	r = yaml_load_buf(path, data, len, rootp, errbuf, errlen);
+ out:
 	free(data);
 	if (f != NULL)
 		fclose(f);

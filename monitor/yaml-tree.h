@@ -34,6 +34,9 @@ struct ynode {
  */
 int	yaml_load_file(const char *path, size_t maxbytes, struct ynode **rootp,
 	    char *errbuf, size_t errlen);
+/* As yaml_load_file, for bytes already read; name is used in messages. */
+int	yaml_load_buf(const char *name, const char *data, size_t len,
+	    struct ynode **rootp, char *errbuf, size_t errlen);
 void	ynode_free(struct ynode *);
 
 /* Scalar conversions: 0 on success, -BNC_ERR_CONFIG if the type is wrong. */
