@@ -190,6 +190,7 @@ ask_send(struct session *s, struct ask *a, const struct decision *d)
 	a->len = d->ask_len;
 	a->once = d->ask_once;
 	a->reason = xstrdup(d->reason);
+	a->contract = d->contract;
 	a->sid = s->next_sid++;
 	xasprintf(&msg, "bouncer: the call of %s needs your approval: %s. "
 	    "Accept to allow it%s.", a->tool, d->reason, a->once ? " once" :
@@ -332,10 +333,10 @@ ask_deny(struct session *s, struct ask *a, const char *why)
 
 	snprintf(reason, sizeof(reason), "%s (%s)", a->reason, why);
 	if (record(s, a->tool, surface_find(s, a->tool),
-	    value_get(a->params, "arguments"), "deny", "sink_gate", reason,
+	    value_get(a->params, "arguments"), "deny", a->contract, reason,
 	    NULL, 0) != 0)
 		error("audit: cannot record the refused ask");
-	deny_call(s, &a->cid, a->tool, "sink_gate", reason);
+	deny_call(s, &a->cid, a->tool, a->contract, reason);
 	ask_remove(s, a);
 }
 

@@ -192,6 +192,7 @@ struct ask {
 	int		 confirmed;	/* a human confirmed this call */
 	int		 rounds;	/* questions left for this call */
 	char		*reason;	/* the question's reason */
+	const char	*contract;	/* the contract that asked (static) */
 	struct event	*timer;
 	struct session	*s;
 };
