@@ -73,6 +73,7 @@
 #define BNC_SINK_VALUES_MAX	4096		/* scalar destinations judged per call */
 #define BNC_ASK_TIMEOUT_DEFAULT	120		/* asks.timeout: seconds a human may take */
 #define BNC_ASK_TIMEOUT_MAX	3600
+#define BNC_ROUTES_MAX		65536		/* resource URIs and prompt names remembered */
 
 /* the audit log (DESIGN 9; monitor/audit.c, bouncer-audit) */
 #define BNC_AUDIT_BUSY_MS	1000		/* wait for another writer's lock, then deny */

@@ -97,6 +97,19 @@ struct pending {
 	char		*method;
 	int		 is_call;	/* tools/call: result goes to decide */
 	char		*tool;		/* tools/call: the name the client used */
+	int		 route_list;	/* ROUTE_LIST_*: remember what it names */
+	int		 route_index;	/* paged across upstreams, or -1 */
+};
+
+#define ROUTE_LIST_RESOURCES	1
+#define ROUTE_LIST_TEMPLATES	2
+#define ROUTE_LIST_PROMPTS	3
+
+/* A resource URI ('r') or prompt name ('p') and who listed it. */
+struct route {
+	char		 kind;
+	char		*name;
+	struct upstream	*up;
 };
 
 /* A request an upstream sent to the client, relayed with our id. */
@@ -238,6 +251,8 @@ struct session {
 	size_t			 nbudgets;
 	struct ask		*asks[BNC_ASKS_MAX];
 	size_t			 nasks;
+	struct route		*routes;
+	size_t			 nroutes;
 };
 
 /* monitor.c */
@@ -287,6 +302,8 @@ int64_t	 upstream_request(struct upstream *, const char *method,
 	    const struct value *progress);
 void	 upstream_pending_tool(struct upstream *, int64_t uid,
 	    const char *tool);
+void	 upstream_pending_route(struct upstream *, int64_t uid, int list,
+	    int index);
 void	 upstream_notify(struct upstream *, const char *method,
 	    struct value *params);
 void	 upstream_reply(struct upstream *, const struct rpc_id *,
@@ -309,6 +326,11 @@ void	 gate_forward(struct session *, const struct tool_entry *,
 void	 gate_audit_event(struct session *, const char *event,
 	    const char *reason);
 void	 gate_cancel_all(struct session *);
+
+/* route.c: resources, prompts and completions across upstreams */
+void	 route_request(struct session *, struct rpc *, const char *cap);
+void	 route_result(struct upstream *, int list, int index,
+	    struct value *result);
 
 /* surface.c: pins and the merged tool surface */
 int	 surface_pin(struct upstream *, struct value *tools, char *err,

@@ -239,29 +239,15 @@ c_tools_call(struct session *s, struct rpc *m, const struct method_handler *h)
 	gate_tool_call(s, m);
 }
 
-/* Resources, prompts, completions: to the upstream that declared them. */
+/* Resources, prompts, completions: routed to the upstream that has them. */
 static void
 c_passthrough(struct session *s, struct rpc *m, const struct method_handler *h)
 {
-	struct value *meta;
-	size_t i;
-
 	if (m->params != NULL && !value_is(m->params, V_OBJECT)) {
 		invalid_params(s, m, "params must be an object");
 		return;
 	}
-	for (i = 0; i < s->nups; i++)
-		if (upstream_has_cap(&s->ups[i], h->cap))
-			break;
-	if (i == s->nups) {
-		client_send_error(s, &m->id, -32601, "Method not found");
-		return;
-	}
-	meta = value_get(m->params, "_meta");
-	if (upstream_request(&s->ups[i], m->method, value_dup(m->params),
-	    PEND_FORWARD, &m->id, value_get(meta, "progressToken")) == -1)
-		client_send_error(s, &m->id, -32603,
-		    "Internal error: too many requests in flight");
+	route_request(s, m, h->cap);
 }
 
 /* logging/setLevel: every upstream that logs hears it. */

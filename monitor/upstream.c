@@ -165,6 +165,20 @@ upstream_pending_tool(struct upstream *up, int64_t uid, const char *tool)
 		}
 }
 
+/* Marks a forwarded list for route_result(). */
+void
+upstream_pending_route(struct upstream *up, int64_t uid, int list, int index)
+{
+	size_t i;
+
+	for (i = 0; i < up->npend; i++)
+		if (up->pend[i].uid == uid) {
+			up->pend[i].route_list = list;
+			up->pend[i].route_index = index;
+			return;
+		}
+}
+
 int64_t
 upstream_request(struct upstream *up, const char *method,
     struct value *params, enum pending_kind kind, const struct rpc_id *cid,
@@ -191,6 +205,7 @@ upstream_request(struct upstream *up, const char *method,
 	p->kind = kind;
 	p->method = xstrdup(method);
 	p->is_call = strcmp(method, "tools/call") == 0;
+	p->route_index = -1;
 	if (cid != NULL)
 		rpc_id_copy(&p->cid, cid);
 	/* progress may point into params: copy it before they go. */
@@ -457,6 +472,7 @@ on_forward(struct upstream *up, struct pending *p, struct rpc *m)
 	if (m->kind == RPC_RESULT) {
 		decide_result(s, p->tool != NULL ? surface_find(s, p->tool) :
 		    NULL, m->result);
+		route_result(up, p->route_list, p->route_index, m->result);
 		out.result = m->result;
 	} else {
 		decide_error_text(s, m->message);

@@ -854,26 +854,41 @@ m_prompts_get(cJSON *id, cJSON *params)
 	respond(id, r);
 }
 
+/* -R URI: serve the readme under another URI (to tell servers apart). */
+static const char *opt_uri = "mock://readme";
+
 static void
 m_resources_list(cJSON *id, cJSON *params)
 {
-	respond(id, xparse("{\"resources\":[{\"uri\":\"mock://readme\","
-	    "\"name\":\"readme\",\"mimeType\":\"text/plain\"}]}"));
+	cJSON *r = xparse("{\"resources\":[{\"name\":\"readme\","
+	    "\"mimeType\":\"text/plain\"}]}");
+
+	cJSON_AddStringToObject(cJSON_GetArrayItem(cJSON_GetObjectItem(r,
+	    "resources"), 0), "uri", opt_uri);
+	respond(id, r);
 }
 
 static void
 m_resources_read(cJSON *id, cJSON *params)
 {
 	const cJSON *uri = cJSON_GetObjectItemCaseSensitive(params, "uri");
+	cJSON *r, *c;
+	char text[256];
 
-	if (!cJSON_IsString(uri) || strcmp(uri->valuestring,
-	    "mock://readme") != 0) {
+	if (!cJSON_IsString(uri) || strcmp(uri->valuestring, opt_uri) != 0) {
 		respond_error(id, RPC_RESOURCE_NOT_FOUND, "Resource not found");
 		return;
 	}
-	respond(id, xparse("{\"contents\":[{\"uri\":\"mock://readme\","
-	    "\"mimeType\":\"text/plain\",\"text\":\"This is the mock "
-	    "upstream's readme.\"}]}"));
+	if (strcmp(opt_uri, "mock://readme") == 0)
+		snprintf(text, sizeof(text), "This is the mock upstream's "
+		    "readme.");
+	else
+		snprintf(text, sizeof(text), "readme of %.200s", opt_uri);
+	r = xparse("{\"contents\":[{\"mimeType\":\"text/plain\"}]}");
+	c = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "contents"), 0);
+	cJSON_AddStringToObject(c, "uri", opt_uri);
+	cJSON_AddStringToObject(c, "text", text);
+	respond(id, r);
 }
 
 static void
@@ -1033,7 +1048,7 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: mock-upstream [-GIP] [-l logfile] [-n name] "
-	    "[-p pagesize] [-t ntools]\n"
+	    "[-p pagesize] [-R uri] [-t ntools]\n"
 	    "                     [-v version]\n");
 	exit(2);
 }
@@ -1044,7 +1059,7 @@ main(int argc, char *argv[])
 	const char *logfile = NULL;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "GIl:n:Pp:t:v:")) != -1) {
+	while ((ch = getopt(argc, argv, "GIl:n:PR:p:t:v:")) != -1) {
 		switch (ch) {
 		case 'G':
 			opt_garbage = 1;
@@ -1060,6 +1075,9 @@ main(int argc, char *argv[])
 			break;
 		case 'P':
 			opt_prompts = 1;
+			break;
+		case 'R':
+			opt_uri = optarg;
 			break;
 		case 'p':
 			opt_page = numarg(optarg, MOCK_FILLER_MAX, ch);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+#
+# regress/route.sh - resources and prompts of several upstreams: a list is
+# paged through every upstream that declared the capability, under
+# bouncer's own cursor; a read or a get goes to the upstream that listed
+# the name; a name nobody listed is refused, not guessed; a bad cursor is
+# -32602.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
+
+write_config "$TESTDIR/bouncer.yaml" <<YAML
+state_dir: $BOUNCER_STATE_DIR
+upstreams:
+  a: { command: "$MOCK", args: [-P, -R, "mock://a/readme", -n, a] }
+  b: { command: "$MOCK", args: [-P, -R, "mock://b/readme", -n, b] }
+YAML
+start_monitor -f "$TESTDIR/bouncer.yaml"
+handshake '{}'
+
+request 1 resources/list
+expect_line "$(f_result 1) and .result.resources[0].uri == \"mock://a/readme\" and
+    .result.nextCursor == \"bncr.1.\""
+request 2 resources/list '{"cursor":"bncr.1."}'
+expect_line "$(f_result 2) and .result.resources[0].uri == \"mock://b/readme\" and
+    (.result | has(\"nextCursor\") | not)"
+request 3 resources/read '{"uri":"mock://b/readme"}'
+expect_line "$(f_result 3) and .result.contents[0].text == \"readme of mock://b/readme\""
+request 4 resources/read '{"uri":"mock://a/readme"}'
+expect_line "$(f_result 4) and .result.contents[0].text == \"readme of mock://a/readme\""
+request 5 resources/read '{"uri":"mock://c/readme"}'
+expect_line "$(f_error 5 -32602)"
+request 6 resources/list '{"cursor":"bncr.7."}'
+expect_line "$(f_error 6 -32602)"
+request 7 resources/list '{"cursor":"garbage"}'
+expect_line "$(f_error 7 -32602)"
+# prompts: both list "greet"; the last lister answers the get
+request 8 prompts/list
+expect_line "$(f_result 8) and .result.prompts[0].name == \"greet\" and
+    .result.nextCursor == \"bncr.1.\""
+request 9 prompts/get '{"name":"greet","arguments":{"who":"Ada"}}'
+expect_line "$(f_result 9) and (.result.messages[0].content.text | contains(\"Ada\"))"
+request 10 prompts/get '{"name":"nope"}'
+expect_line "$(f_error 10 -32602)"
+ping_ok 11
+pass
