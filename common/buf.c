@@ -110,7 +110,7 @@ buf_reserve(struct buf *b, size_t n, uint8_t **pp)
 			b->cap = ncap;
 		}
 	}
-	*pp = b->d + b->len;
+	*pp = b->d != NULL ? b->d + b->len : NULL;
 	b->len += n;
 	return 0;
 }

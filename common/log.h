@@ -37,7 +37,7 @@ void	 log_escape(char *dst, size_t dstsz, const char *s, size_t len);
 void	 do_log(enum bnc_loglevel, const char *func, int errcode,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void	 do_logv(enum bnc_loglevel, const char *func, int errcode,
-	    const char *fmt, va_list);
+	    const char *fmt, va_list) __attribute__((format(printf, 4, 0)));
 void	 do_fatal(const char *func, int errcode, const char *fmt, ...)
 	    __attribute__((noreturn, format(printf, 3, 4)));
 

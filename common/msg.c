@@ -302,8 +302,10 @@ msg_rpc_put(struct buf *b, const struct rpc *m)
 	switch (m->kind) {
 	case RPC_REQUEST:
 	case RPC_NOTIFICATION:
+		/* A request has an id; a notification has none, not null. */
 		if ((m->kind == RPC_REQUEST) != (m->id.type == RPC_ID_INT ||
-		    m->id.type == RPC_ID_STR))
+		    m->id.type == RPC_ID_STR) || (m->kind == RPC_NOTIFICATION &&
+		    m->id.type != RPC_ID_NONE))
 			return -BNC_ERR_BAD_FORMAT;
 		if (m->method == NULL || *m->method == '\0')
 			return -BNC_ERR_BAD_FORMAT;
@@ -338,8 +340,10 @@ msg_rpc_get(struct buf *b, struct rpc *m, size_t max_message)
 	switch (m->kind) {
 	case RPC_REQUEST:
 	case RPC_NOTIFICATION:
+		/* A request has an id; a notification has none, not null. */
 		if ((m->kind == RPC_REQUEST) != (m->id.type == RPC_ID_INT ||
-		    m->id.type == RPC_ID_STR))
+		    m->id.type == RPC_ID_STR) || (m->kind == RPC_NOTIFICATION &&
+		    m->id.type != RPC_ID_NONE))
 			return -BNC_ERR_BAD_FORMAT;
 		if ((r = get_text(b, &m->method, BNC_METHOD_MAX)) != 0)
 			return r;

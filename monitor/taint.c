@@ -1001,10 +1001,18 @@ doc_put(struct taint *t, const char *s, size_t len)
 	while (len > 0) {
 		n = len < CHUNK ? len : CHUNK;
 		/* never split a UTF-8 sequence between two runs */
-		if (n < len)
-			for (i = 0; i < 3 && n > 1 &&
-			    (p[n] & 0xc0) == 0x80; i++)
-				n--;
+		if (n < len) {
+			/* the last byte before the cut that is no
+			 * continuation byte: if it leads a sequence that
+			 * crosses the cut, cut before it */
+			for (i = 1; i < 4 && i < n &&
+			    (p[n - i] & 0xc0) == 0x80; i++)
+				;
+			if ((p[n - i] & 0xc0) == 0xc0 &&
+			    (p[n - i] >= 0xf0 ? 4 : p[n - i] >= 0xe0 ? 3 : 2) >
+			    (int)i)
+				n -= i;
+		}
 		k = norm_run(&t->n, p, n, out);
 		for (i = 0; i < k; i++)
 			doc_byte(t, out[i]);
