@@ -9,11 +9,14 @@
 #ifndef BNC_FUZZ_H
 #define BNC_FUZZ_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bounds.h"
 #include "msg.h"
@@ -120,6 +123,53 @@ fuzz_rpc_parser_shaped(const struct rpc *m)
 		    fuzz_parser_shaped(m->data, 2);
 	}
 	return 0;
+}
+
+
+/*
+ * A scratch file for harnesses whose code under test reads by path:
+ * under /dev/shm when writable (no disk I/O per run), removed at exit.
+ */
+static char fuzz_scratch[256];
+
+static void
+fuzz_scratch_remove(void)
+{
+	if (fuzz_scratch[0] != '\0')
+		(void)unlink(fuzz_scratch);
+}
+
+static void FUZZ_UNUSED
+fuzz_scratch_open(const char *name)
+{
+	const char *dir = "/dev/shm", *t;
+	int fd;
+
+	if (access(dir, W_OK) != 0)
+		dir = (t = getenv("TMPDIR")) != NULL && *t == '/' ? t : "/tmp";
+	FUZZ_CHECK((size_t)snprintf(fuzz_scratch, sizeof(fuzz_scratch),
+	    "%s/%s.XXXXXX", dir, name) < sizeof(fuzz_scratch));
+	FUZZ_CHECK((fd = mkstemp(fuzz_scratch)) != -1);
+	close(fd);
+	atexit(fuzz_scratch_remove);
+}
+
+static void FUZZ_UNUSED
+fuzz_scratch_write(const uint8_t *data, size_t size)
+{
+	ssize_t w;
+	size_t off = 0;
+	int fd;
+
+	FUZZ_CHECK((fd = open(fuzz_scratch, O_WRONLY | O_TRUNC)) != -1);
+	while (off < size) {
+		w = write(fd, data + off, size - off);
+		if (w == -1 && errno == EINTR)
+			continue;
+		FUZZ_CHECK(w > 0);
+		off += (size_t)w;
+	}
+	close(fd);
 }
 
 #endif /* BNC_FUZZ_H */

@@ -23,48 +23,6 @@
 #include "err.h"
 #include "fuzz.h"
 
-static char scratch[256];
-
-static void
-scratch_remove(void)
-{
-	if (scratch[0] != '\0')
-		(void)unlink(scratch);
-}
-
-static void
-scratch_open(void)
-{
-	const char *dir = "/dev/shm", *t;
-	int fd;
-
-	if (access(dir, W_OK) != 0)
-		dir = (t = getenv("TMPDIR")) != NULL && *t == '/' ? t : "/tmp";
-	FUZZ_CHECK((size_t)snprintf(scratch, sizeof(scratch),
-	    "%s/fuzz_config.XXXXXX", dir) < sizeof(scratch));
-	FUZZ_CHECK((fd = mkstemp(scratch)) != -1);
-	close(fd);
-	atexit(scratch_remove);
-}
-
-static void
-scratch_write(const uint8_t *data, size_t size)
-{
-	ssize_t w;
-	size_t off = 0;
-	int fd;
-
-	FUZZ_CHECK((fd = open(scratch, O_WRONLY | O_TRUNC)) != -1);
-	while (off < size) {
-		w = write(fd, data + off, size - off);
-		if (w == -1 && errno == EINTR)
-			continue;
-		FUZZ_CHECK(w > 0);
-		off += (size_t)w;
-	}
-	close(fd);
-}
-
 static void
 check_vec(char **v, size_t n, size_t max)
 {
@@ -115,18 +73,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[1024];
 	int r;
 
-	if (scratch[0] == '\0')
-		scratch_open();
+	if (fuzz_scratch[0] == '\0')
+		fuzz_scratch_open("fuzz_config");
 	if (size > BNC_CONFIG_MAX)
 		return 0;
-	scratch_write(data, size);
+	fuzz_scratch_write(data, size);
 	memset(&c, 0, sizeof(c));
 	config_defaults(&c);
 	err[0] = '\0';
-	r = config_load(&c, scratch, err, sizeof(err));
+	r = config_load(&c, fuzz_scratch, err, sizeof(err));
 	if (r != 0) {
 		FUZZ_CHECK(r == -BNC_ERR_CONFIG);
-		FUZZ_CHECK(strncmp(err, scratch, strlen(scratch)) == 0);
+		FUZZ_CHECK(strncmp(err, fuzz_scratch, strlen(fuzz_scratch)) == 0);
 	} else
 		check_config(&c);
 	config_free(&c);

@@ -29,48 +29,6 @@
 #include "policy.h"
 #include "yaml-tree.h"
 
-static char scratch[256];
-
-static void
-scratch_remove(void)
-{
-	if (scratch[0] != '\0')
-		(void)unlink(scratch);
-}
-
-static void
-scratch_open(void)
-{
-	const char *dir = "/dev/shm", *t;
-	int fd;
-
-	if (access(dir, W_OK) != 0)
-		dir = (t = getenv("TMPDIR")) != NULL && *t == '/' ? t : "/tmp";
-	FUZZ_CHECK((size_t)snprintf(scratch, sizeof(scratch),
-	    "%s/fuzz_policy.XXXXXX", dir) < sizeof(scratch));
-	FUZZ_CHECK((fd = mkstemp(scratch)) != -1);
-	close(fd);
-	atexit(scratch_remove);
-}
-
-static void
-scratch_write(const uint8_t *data, size_t size)
-{
-	ssize_t w;
-	size_t off = 0;
-	int fd;
-
-	FUZZ_CHECK((fd = open(scratch, O_WRONLY | O_TRUNC)) != -1);
-	while (off < size) {
-		w = write(fd, data + off, size - off);
-		if (w == -1 && errno == EINTR)
-			continue;
-		FUZZ_CHECK(w > 0);
-		off += (size_t)w;
-	}
-	close(fd);
-}
-
 static void
 warn_cb(const char *msg, void *arg)
 {
@@ -155,29 +113,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[1024];
 	int r, ry;
 
-	if (scratch[0] == '\0')
-		scratch_open();
+	if (fuzz_scratch[0] == '\0')
+		fuzz_scratch_open("fuzz_policy");
 	if (size > BNC_POLICY_FILE_MAX)
 		return 0;
 	err[0] = '\0';
-	ry = yaml_load_buf(scratch, (const char *)data, size, &root, err,
+	ry = yaml_load_buf(fuzz_scratch, (const char *)data, size, &root, err,
 	    sizeof(err));
 	FUZZ_CHECK(ry == 0 || (ry == -BNC_ERR_CONFIG && root == NULL &&
-	    strncmp(err, scratch, strlen(scratch)) == 0));
+	    strncmp(err, fuzz_scratch, strlen(fuzz_scratch)) == 0));
 	ynode_free(root);
 
-	scratch_write(data, size);
+	fuzz_scratch_write(data, size);
 	p = policy_new();
 	err[0] = '\0';
-	r = policy_load_file(p, scratch, 1, err, sizeof(err));
+	r = policy_load_file(p, fuzz_scratch, 1, err, sizeof(err));
 	if (ry != 0)
 		FUZZ_CHECK(r != 0);
 	if (r != 0) {
 		FUZZ_CHECK(r == -BNC_ERR_CONFIG && policy_nentries(p) == 0);
-		FUZZ_CHECK(strncmp(err, scratch, strlen(scratch)) == 0);
+		FUZZ_CHECK(strncmp(err, fuzz_scratch, strlen(fuzz_scratch)) == 0);
 		goto out;
 	}
-	FUZZ_CHECK(policy_load_file(p, scratch, 0, err, sizeof(err)) == 0);
+	FUZZ_CHECK(policy_load_file(p, fuzz_scratch, 0, err, sizeof(err)) == 0);
 	FUZZ_CHECK(policy_nentries(p) % 2 == 0);
 	ask(p);
  out:
