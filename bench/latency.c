@@ -10,6 +10,20 @@
  * several requests in flight.  It prints figures, human-readable lines and
  * one final JSON line.
  *
+ * Placement (-p).  Both targets always run under the same placement, and
+ * the figures say which.  split (the default): this program, the client,
+ * on one CPU and the server side (the upstream called directly, or
+ * bouncer-monitor, whose workers and upstream inherit its CPU) on
+ * another, as a client and a server that are separate processes usually
+ * run on a machine with several CPUs.  one: everything on one CPU, which
+ * leaves only the work of the path.  free: the scheduler places them.
+ * Free figures depend on where the scheduler happens to put each process
+ * rather than on the path: a direct pair the scheduler keeps on one CPU
+ * never pays a wake-up across CPUs, while bouncer's five processes are
+ * spread over them, and on a VM whose idle CPUs halt each such wake-up
+ * costs tens of microseconds.  Pinning both sides is how latency
+ * benchmarks make the comparison one of paths, not of luck.
+ *
  * It is a benchmark, not a test: it must never judge a time, and it exits
  * non-zero only when something broke.  It is not part of bouncer, is never
  * installed, and parses JSON with cJSON directly.
@@ -21,6 +35,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -61,6 +76,15 @@ enum target {
 
 static const char *target_name[T_COUNT] = { "direct", "bouncer" };
 
+enum placement {
+	P_SPLIT = 0,		/* client on one CPU, server side on another */
+	P_ONE,			/* everything on one CPU */
+	P_FREE,			/* wherever the scheduler puts them */
+	P_COUNT
+};
+
+static const char *placement_name[P_COUNT] = { "split", "one", "free" };
+
 struct child {
 	enum target	 target;
 	pid_t		 pid;
@@ -83,6 +107,10 @@ static int	 opt_timeout = LAT_TIMEOUT_DEFAULT;
 static int	 errfd = -1;		/* children's stderr, if not ours */
 static pid_t	 live[T_COUNT];		/* children to end if we die */
 static char	*message;		/* the echoed text */
+static enum placement placement = P_SPLIT;
+static cpu_set_t cpu_client;		/* this program's CPU */
+static cpu_set_t cpu_server;		/* the children's, inherited by theirs */
+static int	 cpu_of[2];		/* client's and server's CPU numbers */
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
@@ -204,6 +232,12 @@ child_spawn(struct child *c, enum target t, char *const argv[])
 	case -1:
 		die("fork: %s", strerror(errno));
 	case 0:
+		if (placement != P_FREE && sched_setaffinity(0,
+		    sizeof(cpu_server), &cpu_server) == -1) {
+			fprintf(stderr, "latency: sched_setaffinity: %s\n",
+			    strerror(errno));
+			_exit(127);
+		}
 		if (dup2(in[0], STDIN_FILENO) == -1 ||
 		    dup2(out[1], STDOUT_FILENO) == -1 ||
 		    (errfd != -1 && dup2(errfd, STDERR_FILENO) == -1))
@@ -482,17 +516,63 @@ numarg(const char *s, long min, long max, int opt)
 	return v;
 }
 
+/*
+ * Chooses the CPUs of -p among those this process may use and moves this
+ * process, the client, to its own.
+ */
+static void
+place(void)
+{
+	cpu_set_t allowed;
+	int cpu, n = 0;
+
+	if (placement == P_FREE)
+		return;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == -1)
+		die("sched_getaffinity: %s", strerror(errno));
+	for (cpu = 0; cpu < CPU_SETSIZE && n < 2; cpu++)
+		if (CPU_ISSET(cpu, &allowed))
+			cpu_of[n++] = cpu;
+	if (n == 0)
+		die("no CPU to run on");
+	if (placement == P_SPLIT && n < 2)
+		die("-p split needs two CPUs and this process may use one; "
+		    "use -p one");
+	if (placement == P_ONE)
+		cpu_of[1] = cpu_of[0];
+	CPU_ZERO(&cpu_client);
+	CPU_ZERO(&cpu_server);
+	CPU_SET(cpu_of[0], &cpu_client);
+	CPU_SET(cpu_of[1], &cpu_server);
+	if (sched_setaffinity(0, sizeof(cpu_client), &cpu_client) == -1)
+		die("sched_setaffinity: %s", strerror(errno));
+}
+
+static enum placement
+placement_arg(const char *s)
+{
+	int p;
+
+	for (p = 0; p < P_COUNT; p++)
+		if (strcmp(s, placement_name[p]) == 0)
+			return (enum placement)p;
+	die("-p: want split, one or free, not \"%s\"", s);
+}
+
 static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr,
 	    "usage: latency [-n calls] [-w warmup] [-r rounds] [-j inflight]\n"
 	    "               [-s msglen] [-t timeout] [-e errlog] [-u upstream]\n"
+	    "               [-p split|one|free]\n"
 	    "               -- bouncer-monitor [monitor-args ...]\n"
 	    "  spawns UPSTREAM directly and as\n"
 	    "  `bouncer-monitor monitor-args -- UPSTREAM`; UPSTREAM defaults\n"
 	    "  to regress/mocks/mock-upstream and needs an `echo` tool.\n"
-	    "  -e appends the children's stderr to errlog.\n");
+	    "  -e appends the children's stderr to errlog.\n"
+	    "  -p: client and server side on two CPUs (split, default), all\n"
+	    "  on one CPU (one), or where the scheduler puts them (free).\n");
 	exit(2);
 }
 
@@ -511,7 +591,7 @@ main(int argc, char *argv[])
 	long msglen = LAT_MSGLEN_DEFAULT, i, r;
 	int ch_opt, t, nargs;
 
-	while ((ch_opt = getopt(argc, argv, "+e:j:n:r:s:t:u:w:")) != -1) {
+	while ((ch_opt = getopt(argc, argv, "+e:j:n:p:r:s:t:u:w:")) != -1) {
 		switch (ch_opt) {
 		case 'e':
 			if ((errfd = open(optarg, O_WRONLY | O_CREAT |
@@ -523,6 +603,9 @@ main(int argc, char *argv[])
 			break;
 		case 'n':
 			calls = numarg(optarg, 1, LAT_CALLS_MAX, ch_opt);
+			break;
+		case 'p':
+			placement = placement_arg(optarg);
 			break;
 		case 'r':
 			rounds = numarg(optarg, 1, LAT_ROUNDS_MAX, ch_opt);
@@ -587,8 +670,15 @@ main(int argc, char *argv[])
 	    (add90 = calloc((size_t)rounds, sizeof(double))) == NULL)
 		die("out of memory");
 
+	place();
 	printf("latency: upstream %s, tool %s, %ld-byte message\n",
 	    upstream, LAT_TOOL, msglen);
+	if (placement == P_FREE)
+		printf("latency: placement free (the scheduler's)\n");
+	else
+		printf("latency: placement %s: client on CPU %d, server side "
+		    "on CPU %d\n", placement_name[placement], cpu_of[0],
+		    cpu_of[1]);
 	printf("latency: bouncer:");
 	for (i = 0; bargv[i] != NULL; i++)
 		printf(" %s", bargv[i]);
@@ -663,9 +753,10 @@ main(int argc, char *argv[])
 	for (t = 0; t < T_COUNT; t++)
 		child_close(&ch[t]);
 
-	printf("{\"calls\":%ld,\"warmup\":%ld,\"rounds\":%ld,"
-	    "\"inflight\":%ld,\"msglen\":%ld", calls, warmup, rounds,
-	    inflight, msglen);
+	printf("{\"placement\":\"%s\",\"calls\":%ld,\"warmup\":%ld,"
+	    "\"rounds\":%ld,\"inflight\":%ld,\"msglen\":%ld",
+	    placement_name[placement], calls, warmup, rounds, inflight,
+	    msglen);
 	for (t = 0; t < T_COUNT; t++)
 		printf(",\"%s\":{\"p50_us\":%.1f,\"p90_us\":%.1f,"
 		    "\"p99_us\":%.1f,\"startup_us\":%.1f,"

@@ -8,11 +8,15 @@
 # not a test and must never fail on a time.
 #
 # Environment: BENCH_CALLS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_INFLIGHT
-# override the defaults; further arguments go to bench/latency before its
-# `--`.  It runs twice, with audit.sync normal and full, on a tool that
-# goes through the whole contract engine (sink gate, pattern, audit row).  Uses the build tree (top_builddir, BOUNCER_LIBEXEC from make, or
-# the current directory) and a scratch bouncer.yaml, never the user's.
-
+# override the defaults; BENCH_PLACEMENTS the placements run with
+# audit.sync normal (default "split one free"; one CPU: "one free"), see
+# bench/latency -p; further arguments go to bench/latency before its
+# `--`.  Every run is the gated path: a tool that goes through the whole
+# contract engine (sink gate, pattern, audit row), with audit.sync normal
+# in each placement, then full in the first.  Uses the build tree
+# (top_builddir, BOUNCER_LIBEXEC from make, or the current directory) and
+# a scratch bouncer.yaml, never the user's.
+#
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
 BOUNCER_LIBEXEC=${BOUNCER_LIBEXEC:-$top_builddir/worker}
@@ -63,25 +67,42 @@ if test "${BENCH_POLL_IDLE:-0}" = 1; then
 else
 	echo "bench: CPU idle as configured (BENCH_POLL_IDLE=1 to poll)"
 fi
+if test -z "${BENCH_PLACEMENTS:-}"; then
+	if test "$(nproc 2>/dev/null || echo 1)" -ge 2; then
+		BENCH_PLACEMENTS="split one free"
+	else
+		BENCH_PLACEMENTS="one free"
+	fi
+fi
+first=${BENCH_PLACEMENTS%% *}
 rc=0
-for sync in normal full; do
+for run in $(for p in $BENCH_PLACEMENTS; do echo "normal:$p"; done) \
+    "full:$first"; do
+	sync=${run%%:*}
+	placement=${run#*:}
 	rm -rf "$tmp/state"
 	mkdir -m 700 "$tmp/state" || exit 1
 	printf 'state_dir: "%s"\npolicy: "%s"\naudit: { sync: %s }\n' \
 	    "$tmp/state" "$tmp/policy.yaml" "$sync" >"$tmp/bouncer.yaml"
 	BOUNCER_STATE_DIR="$tmp/state"
 	export BOUNCER_STATE_DIR
-	echo "== gated tools/call, audit.sync: $sync"
-	"$latency" \
-	    -n "${BENCH_CALLS:-2000}" \
-	    -w "${BENCH_WARMUP:-500}" \
-	    -r "${BENCH_ROUNDS:-5}" \
-	    -j "${BENCH_INFLIGHT:-8}" \
-	    -e "$tmp/children.log" \
-	    -u "$upstream" \
-	    "$@" \
-	    -- "$monitor" -f "$tmp/bouncer.yaml"
-	rc=$?
+	echo "== gated tools/call, audit.sync: $sync, placement: $placement"
+	{
+		"$latency" \
+		    -p "$placement" \
+		    -n "${BENCH_CALLS:-2000}" \
+		    -w "${BENCH_WARMUP:-500}" \
+		    -r "${BENCH_ROUNDS:-5}" \
+		    -j "${BENCH_INFLIGHT:-8}" \
+		    -e "$tmp/children.log" \
+		    -u "$upstream" \
+		    "$@" \
+		    -- "$monitor" -f "$tmp/bouncer.yaml"
+		echo $? >"$tmp/rc"
+	} | tee "$tmp/out"
+	rc=$(cat "$tmp/rc")
+	sed -n "s/^added  *bouncer  *p50  *\([0-9.]*\).*/$sync $placement \1/p" \
+	    "$tmp/out" >>"$tmp/summary"
 	if test "$rc" -ne 0; then
 		echo "bench: bench/latency failed ($rc); stderr of bouncer" \
 		    "and the upstream:" >&2
@@ -89,6 +110,13 @@ for sync in normal full; do
 		break
 	fi
 done
+if test -s "$tmp/summary"; then
+	echo "== added p50 of the gated tools/call (bouncer - direct, µs)"
+	while read -r sync placement added; do
+		printf '  audit.sync %-6s placement %-5s %8s\n' "$sync" \
+		    "$placement" "$added"
+	done <"$tmp/summary"
+fi
 # bench/taint: taint lookups after 1 KB, 1 MB, 100 MB (DESIGN 11: <= 2x).
 if test "$rc" -eq 0; then
 	echo "== taint index lookups"
