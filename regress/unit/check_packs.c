@@ -31,8 +31,8 @@ static const struct pack {
 	{ "filesystem", "filesystem.json", 14 },  /* 2026.8.31 */
 	{ "github", "github.json", 26 },	  /* server-github 2025.4.8 */
 	{ "gmail", "gmail.json", 19 },		  /* gongrzhe 1.1.11 */
-	{ "slack", "slack.json", 8 },		  /* server-slack 0.6.2 */
-	{ "gdrive", "gdrive.json", 1 },		  /* server-gdrive 0.6.2 */
+	{ "slack", "slack.json", 8 },		  /* server-slack 2025.4.25 */
+	{ "gdrive", "gdrive.json", 1 },		  /* server-gdrive 2025.1.14 */
 	{ "notion", "notion.json", 24 },	  /* notion-mcp-server 2.5.2 */
 };
 
