@@ -24,19 +24,21 @@
  *
  * A lookup of a value of length m reads, in one wait on memory, its
  * token set (below) and the dense buckets of BNC_TAINT_PROBE_GRAMS grams
- * spread over it; an empty or evicted bucket proves absence.  Otherwise
- * a long value reads the sampled buckets of its first 8 long grams and
- * walks those chains, a shorter one (or a long one whose long grams are
+ * spread over it: a token hit proves presence, an empty or evicted
+ * bucket absence.  Otherwise a long value reads the sampled buckets of
+ * its long grams, LCLASS_MAX for each offset class modulo 8 (an
+ * occurrence of class j has its grams at j, j + 8, ... sampled), and
+ * walks those chains; a shorter one (or a long one whose long grams are
  * all common) walks the dense chains.  The chains are walked in
- * lockstep, newest first, comparing the whole value with each candidate
- * (memcmp): a comparison that succeeds proves presence; in the dense
- * index the first chain to run out below the retained window proves
- * absence (every occurrence is in every chain), in the sampled one all
- * must (each stands for the occurrences at its offset modulo 8).  The
- * walk stops after BNC_TAINT_VERIFY_MAX comparisons; the lookup then
- * reads the dense buckets of all the value's other grams (one absent
- * proves absence) and else answers TAINT_UNSURE, which taint_check
- * reports as tainted.  So the work of a lookup is bounded by a constant
+ * lockstep, newest first, one wait on memory per round, comparing the
+ * whole value with each candidate (memcmp): a comparison that succeeds
+ * proves presence; a chain that runs out below the retained window rules
+ * out its class (in the dense index every occurrence is in every chain:
+ * one class), and absence needs every class ruled out.  So a class is
+ * decided by its rarest chain.  The walk stops after
+ * BNC_TAINT_VERIFY_MAX comparisons; the lookup then reads the dense
+ * buckets of all the value's other grams (one absent proves absence)
+ * and else answers TAINT_UNSURE, which taint_check reports as tainted.  So the work of a lookup is bounded by a constant
  * times m whatever the history, and a value that occurs is never missed:
  * it is found, or the lookup is unsure.  Unsure needs every gram of the
  * value to be common and no newer candidate to be the value itself.
@@ -109,6 +111,7 @@
 
 #include <sys/mman.h>
 
+#include <endian.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -137,6 +140,8 @@
 #define TOK_MIN		64		/* fewest token sets */
 #define HUGE_FROM	(4 * 1024 * 1024)	/* then huge pages */
 #define HUGE_PAGE	(2 * 1024 * 1024)
+#define LCLASS_MAX	2		/* sampled grams walked per offset class */
+#define CHAINS_MAX	((1 << LSTEP) * LCLASS_MAX)	/* chains of one walk */
 
 #if GRAM > 8
 #error "a gram must fit in 64 bits"
@@ -685,12 +690,10 @@ bucket(const struct taint *t, uint64_t g)
 static inline uint64_t
 be64(const unsigned char *p)
 {
-	uint64_t g = 0;
-	int i;
+	uint64_t g;
 
-	for (i = 0; i < 8; i++)
-		g = (g << 8) | p[i];
-	return g;
+	memcpy(&g, p, sizeof(g));
+	return be64toh(g);
 }
 
 /* The sampled index's bucket of the LGRAM bytes w0, w1 (big-endian). */
@@ -1295,8 +1298,9 @@ gram_absent(const struct taint *t, const unsigned char *g, size_t off,
 struct grams {
 	const struct chains	*c;		/* the index asked */
 	size_t			 k;		/* grams probed */
-	size_t			 off[BNC_TAINT_PROBE_GRAMS];
-	size_t			 b[BNC_TAINT_PROBE_GRAMS];
+	size_t			 off[CHAINS_MAX];
+	size_t			 b[CHAINS_MAX];
+	unsigned		 cls[CHAINS_MAX];	/* occurrences it stands for */
 };
 
 struct probe {
@@ -1308,24 +1312,35 @@ struct probe {
 	struct grams		 l;		/* in the sampled one, or k 0 */
 };
 
-#if BNC_TAINT_PROBE_GRAMS < (1 << LSTEP)
-#error "a long value probes one gram per sampling offset"
+#if BNC_TAINT_PROBE_GRAMS > CHAINS_MAX
+#error "a walk holds every probed dense gram"
 #endif
 
-/* Asks for the buckets of a long value's grams, one per offset modulo
- * the stride: an occurrence at s has its gram at offset j where s + j is
- * a multiple of the stride. */
+/*
+ * Asks for the buckets of a long value's grams, LCLASS_MAX per offset
+ * class modulo the stride: an occurrence at s has its grams at offsets
+ * j, j + 8, ... sampled, where s + j is a multiple of the stride, so
+ * every chain of class j holds every occurrence of class j.  One common
+ * gram (a header that many outputs repeat) then does not make the walk
+ * run long: the class is found or ruled out in its rarest chain.
+ */
 static void
 probe_long(const struct taint *t, struct probe *p)
 {
-	size_t i;
+	size_t i, o;
 
 	p->l.c = &t->l;
-	p->l.k = 1 << LSTEP;
-	for (i = 0; i < p->l.k; i++) {
-		p->l.off[i] = i;
-		p->l.b[i] = lbucket(t, be64(p->n + i), be64(p->n + i + 8));
-		__builtin_prefetch(&t->l.head[p->l.b[i]]);
+	p->l.k = 0;
+	for (i = 0; i < (1 << LSTEP); i++) {
+		for (o = i; o + LGRAM <= p->m && o < i + (LCLASS_MAX << LSTEP);
+		    o += 1 << LSTEP) {
+			p->l.off[p->l.k] = o;
+			p->l.cls[p->l.k] = (unsigned)i;
+			p->l.b[p->l.k] = lbucket(t, be64(p->n + o),
+			    be64(p->n + o + 8));
+			__builtin_prefetch(&t->l.head[p->l.b[p->l.k]]);
+			p->l.k++;
+		}
 	}
 }
 
@@ -1355,6 +1370,7 @@ probe_start(const struct taint *t, struct probe *p, const unsigned char *n,
 	p->d.k = ng < BNC_TAINT_PROBE_GRAMS ? ng : BNC_TAINT_PROBE_GRAMS;
 	for (i = 0; i < p->d.k; i++) {
 		p->d.off[i] = p->d.k == 1 ? 0 : i * (ng - 1) / (p->d.k - 1);
+		p->d.cls[i] = 0;
 		p->d.b[i] = bucket(t, gram_of(n + p->d.off[i]));
 		__builtin_prefetch(&t->d.head[p->d.b[i]]);
 	}
@@ -1363,12 +1379,13 @@ probe_start(const struct taint *t, struct probe *p, const unsigned char *n,
 /*
  * Walks the probed chains of one index in lockstep, newest first.  Each
  * chain holds every retained position of its bucket, so an occurrence
- * at s puts s + off[i] in chain i (in every chain of the dense index; in
- * the chain of its offset modulo the stride in the sampled one).  A
- * chain that runs out below lo + off[i] rules out the occurrences it
- * stood for: in the dense index all of them, in the sampled one those of
- * its offset.  A round compares all current candidates, their text
- * fetched together, before any chain moves on.
+ * at s puts s + off[i] in chain i if the occurrence is of the chain's
+ * class (cls[i]): the dense index has one class, every occurrence; the
+ * sampled one a class per offset modulo the stride.  A chain that runs
+ * out below lo + off[i] rules out its whole class, and the value is
+ * absent once every class is.  A round compares all current candidates
+ * before any chain moves on; their text and their links back are
+ * fetched together, so a round waits on memory once.
  */
 static enum taint_found
 walk(const struct taint *t, const struct probe *p, const struct grams *q)
@@ -1376,24 +1393,33 @@ walk(const struct taint *t, const struct probe *p, const struct grams *q)
 	const struct chains *c = q->c;
 	const unsigned char *n = p->n;
 	const size_t m = p->m, k = q->k, *off = q->off;
-	uint64_t cur[BNC_TAINT_PROBE_GRAMS], s, h;
-	size_t i, live = 0, budget;
-	int on[BNC_TAINT_PROBE_GRAMS];
+	uint64_t cur[CHAINS_MAX], s, h;
+	size_t i, j, live = 0, budget;
+	int on[CHAINS_MAX];
 	uint32_t d;
 
 	for (i = 0; i < k; i++) {
 		h = c->head[q->b[i]];
 		on[i] = h != 0 && h - 1 >= t->lo + off[i];
-		if (!on[i] && c == &t->d)
-			return TAINT_ABSENT;
 		cur[i] = h - 1;
-		live += on[i];
 	}
+	/* a chain that is empty rules its whole class out */
+	for (i = 0; i < k; i++)
+		if (!on[i])
+			for (j = 0; j < k; j++)
+				if (q->cls[j] == q->cls[i])
+					on[j] = 0;
+	for (i = 0; i < k; i++)
+		live += on[i];
 	for (budget = BNC_TAINT_VERIFY_MAX; live > 0;) {
-		for (i = 0; i < k; i++)
-			if (on[i])
-				__builtin_prefetch(&t->text[(cur[i] - off[i]) %
-				    t->size]);
+		for (i = 0; i < k; i++) {
+			if (!on[i])
+				continue;
+			__builtin_prefetch(&t->text[(cur[i] - off[i]) %
+			    t->size]);
+			__builtin_prefetch(&c->link[(cur[i] % t->size) >>
+			    c->step]);
+		}
 		for (i = 0; i < k; i++) {
 			if (!on[i])
 				continue;
@@ -1404,24 +1430,35 @@ walk(const struct taint *t, const struct probe *p, const struct grams *q)
 			if (s + m <= t->hi && ring_eq(t, s, n, m))
 				return TAINT_FOUND;
 		}
-		for (i = 0; i < k; i++)
-			if (on[i])
-				__builtin_prefetch(&c->link[(cur[i] %
-				    t->size) >> c->step]);
 		for (i = 0; i < k; i++) {
 			if (!on[i])
 				continue;
 			d = c->link[(cur[i] % t->size) >> c->step];
 			if (d == 0 || cur[i] - d < t->lo + off[i]) {
-				if (c == &t->d)
-					return TAINT_ABSENT;
-				on[i] = 0;
-				live--;
+				for (j = 0; j < k; j++)
+					if (on[j] && q->cls[j] == q->cls[i]) {
+						on[j] = 0;
+						live--;
+					}
 			} else
 				cur[i] -= d;
 		}
 	}
 	return TAINT_ABSENT;
+}
+
+/* Is the probed value a token of retained output (its fingerprint)? */
+static int
+probe_token(const struct taint *t, const struct probe *p)
+{
+	size_t i;
+
+	if (p->d.k == 0)
+		return 0;
+	for (i = 0; i < TOK_WAYS; i++)
+		if (p->x->w[i].fp == p->fp && p->x->w[i].pos1 > t->lo)
+			return 1;
+	return 0;
 }
 
 /* Does the probed value occur in one retained output? */
@@ -1435,10 +1472,8 @@ probe_finish(const struct taint *t, struct probe *p)
 
 	if (p->d.k == 0)
 		return TAINT_ABSENT;
-	/* a token of retained output with the value's fingerprint */
-	for (i = 0; i < TOK_WAYS; i++)
-		if (p->x->w[i].fp == p->fp && p->x->w[i].pos1 > t->lo)
-			return TAINT_FOUND;
+	if (probe_token(t, p))
+		return TAINT_FOUND;
 	/* a gram no retained output has: absent */
 	for (i = 0; i < p->d.k; i++)
 		if (gram_absent(t, n + p->d.off[i], p->d.off[i], NULL))
@@ -1485,6 +1520,12 @@ taint_lookup(const struct taint *t, const char *s, size_t len)
 		goto out;
 	/* the whole value's memory is on its way while identities go */
 	probe_start(t, &whole, n, m);
+	/* most values found are a whole token of some output: answer
+	 * those after one wait, before scanning for identities */
+	if (probe_token(t, &whole)) {
+		res = TAINT_FOUND;
+		goto out;
+	}
 	/*
 	 * Identities first: each is a substring of the value, so one that
 	 * is absent proves the whole value absent as well.

@@ -804,6 +804,40 @@ START_TEST(test_unsure_fails_closed)
 }
 END_TEST
 
+/*
+ * A walk follows two sampled grams of each offset class, not only the
+ * first.  The value is recorded first; then thousands of newer outputs
+ * repeat its first 24 bytes and its last 22, so every 6-byte gram of it
+ * and the first 16-byte gram of each class are common, while the
+ * 16-byte grams that cross byte 24 are not.  Walking the common chains
+ * alone runs out of budget (unsure); a rare one finds the value.
+ */
+START_TEST(test_rare_gram_decides)
+{
+	const char *v = "abcdefghijklmnopqrstuvwxyz0123456789ABCD";
+	struct taint *x = taint_new_keyed(0, KEY);
+	char buf[64];
+	int i;
+
+	/* at position 3 (the first output's), so its class is 5: grams
+	 * at 5 (common) and 13 (rare) */
+	snprintf(buf, sizeof(buf), "xy %s", v);
+	taint_add_text(x, buf, 43);
+	for (i = 0; i < 2000; i++) {
+		/* padded to start at every offset modulo the stride */
+		memcpy(buf, v, 24);
+		memset(buf + 24, '~', i % 8 + 1);
+		taint_add_text(x, buf, 24 + i % 8 + 1);
+		taint_add_text(x, v + 18, 22);
+	}
+	ck_assert_int_eq(taint_lookup(x, v, 40), TAINT_FOUND);
+	/* a value never recorded whose classes all have a rare gram */
+	ck_assert_int_eq(taint_lookup(x, "abcdefghijklmnopqrstuvwx#z0123456789ABCD",
+	    40), TAINT_ABSENT);
+	taint_free(x);
+}
+END_TEST
+
 START_TEST(test_long_values)
 {
 	size_t n = 200000, i;
@@ -926,6 +960,7 @@ taint_suite(void)
 	tcase_add_test(tc, test_cap_clamped);
 	tcase_add_test(tc, test_verify_bound);
 	tcase_add_test(tc, test_unsure_fails_closed);
+	tcase_add_test(tc, test_rare_gram_decides);
 	tcase_add_test(tc, test_long_values);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("errors");
