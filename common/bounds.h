@@ -71,6 +71,7 @@
 #define BNC_ASKS_MAX		64		/* calls waiting for a human at once */
 #define BNC_ASK_DESTS_MAX	256		/* destinations asked about in one call */
 #define BNC_SINK_VALUES_MAX	4096		/* scalar destinations judged per call */
+#define BNC_SWEPT_VALUES_MAX	65536		/* swept content scalars checked for taint per call */
 #define BNC_ASK_TIMEOUT_DEFAULT	120		/* asks.timeout: seconds a human may take */
 #define BNC_ASK_TIMEOUT_MAX	3600
 #define BNC_ROUTES_MAX		65536		/* resource URIs and prompt names remembered */

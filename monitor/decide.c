@@ -221,6 +221,7 @@ struct gate {
 	const struct tool_policy *pol;
 	struct decision		 *d;
 	size_t			  n;		/* scalars judged */
+	size_t			  nswept;	/* content scalars checked */
 	int			  tainted;	/* a DENY was set */
 	int			  have_ask;
 	struct buf		 *tmp;
@@ -237,8 +238,15 @@ is_trusted(const struct gate *g, const char *param, const char *s, size_t len)
 	return approvals_has(g->s->approvals, g->tool, param, s, len);
 }
 
+/*
+ * Judges one scalar of a sink: trusted, else tainted (deny, or ask with
+ * `tainted: ask'), else unproven (ask).  A content scalar (an argument
+ * swept because a declared sink is empty, whose name is not
+ * destination-shaped) is only checked for taint: unproven content is
+ * what a message says, not where it goes.
+ */
 static void
-judge(struct gate *g, const char *param, const struct value *v)
+judge(struct gate *g, const char *param, const struct value *v, int content)
 {
 	enum taint_found found;
 	struct buf *b;
@@ -247,9 +255,12 @@ judge(struct gate *g, const char *param, const struct value *v)
 
 	if (g->tainted)
 		return;
-	if (++g->n > BNC_SINK_VALUES_MAX) {
-		set(g->d, VERDICT_DENY, "sink_gate", "too many destinations "
-		    "in one call (more than %d)", BNC_SINK_VALUES_MAX);
+	if (content ? ++g->nswept > BNC_SWEPT_VALUES_MAX :
+	    ++g->n > BNC_SINK_VALUES_MAX) {
+		set(g->d, VERDICT_DENY, "sink_gate", "too many %s in one call "
+		    "(more than %d)", content ? "values to check" :
+		    "destinations", content ? BNC_SWEPT_VALUES_MAX :
+		    BNC_SINK_VALUES_MAX);
 		g->tainted = 1;
 		return;
 	}
@@ -274,16 +285,20 @@ judge(struct gate *g, const char *param, const struct value *v)
 
 		show(r, param, v);
 		if (g->pol->tainted == TAINTED_DENY) {
-			set(g->d, VERDICT_DENY, "sink_gate", "destination %s %s",
+			set(g->d, VERDICT_DENY, "sink_gate", "%s %s %s",
+			    content ? "swept argument" : "destination",
 			    (const char *)buf_ptr(r), how);
 			g->tainted = 1;
 		} else if (!g->have_ask) {
-			set(g->d, VERDICT_ASK, "sink_gate", "destination %s %s",
+			set(g->d, VERDICT_ASK, "sink_gate", "%s %s %s",
+			    content ? "swept argument" : "destination",
 			    (const char *)buf_ptr(r), how);
 			g->have_ask = 1;
 		}
 		buf_free(r);
-	} else if (!g->have_ask) {
+	} else if (content)
+		return;
+	else if (!g->have_ask) {
 		struct buf *r = buf_new();
 
 		show(r, param, v);
@@ -302,7 +317,8 @@ judge(struct gate *g, const char *param, const struct value *v)
 
 /* Lists and objects are judged element by element, keys and values. */
 static void
-flatten(struct gate *g, const char *param, const struct value *v, int depth)
+flatten(struct gate *g, const char *param, const struct value *v, int depth,
+    int content)
 {
 	size_t i;
 
@@ -311,7 +327,7 @@ flatten(struct gate *g, const char *param, const struct value *v, int depth)
 		return;
 	case V_ARRAY:
 		for (i = 0; i < v->u.a.n; i++)
-			flatten(g, param, v->u.a.v[i], depth + 1);
+			flatten(g, param, v->u.a.v[i], depth + 1, content);
 		return;
 	case V_OBJECT:
 		for (i = 0; i < v->u.o.n; i++) {
@@ -320,12 +336,12 @@ flatten(struct gate *g, const char *param, const struct value *v, int depth)
 			key.type = V_STRING;
 			key.u.s.p = v->u.o.m[i].key;
 			key.u.s.len = v->u.o.m[i].klen;
-			judge(g, param, &key);
-			flatten(g, param, v->u.o.m[i].val, depth + 1);
+			judge(g, param, &key, content);
+			flatten(g, param, v->u.o.m[i].val, depth + 1, content);
 		}
 		return;
 	default:
-		judge(g, param, v);
+		judge(g, param, v, content);
 	}
 }
 
@@ -352,9 +368,12 @@ is_declared(const struct tool_policy *pol, const char *name)
 
 /*
  * 5. The sink gate.  Candidates: the declared sinks that carry a value;
- * if a declared sink is absent, null or empty, also every undeclared
- * destination-shaped argument; if none carries a value (or none is
- * declared), every argument.  Seed bugs 13 and 19.2 do not come back.
+ * if none carries a value (or none is declared), every argument.  If a
+ * declared sink is absent, null or empty, every undeclared argument is
+ * swept too (DESIGN 5): a destination-shaped one is judged as a sink,
+ * any other is checked for taint only, so that a mail without cc is not
+ * asked about its body, yet a tainted address in its subject denies.
+ * Seed bugs 13 and 19.2 do not come back.
  */
 static void
 sink_gate(struct session *s, const char *tool, const struct tool_policy *pol,
@@ -378,14 +397,16 @@ sink_gate(struct session *s, const char *tool, const struct tool_policy *pol,
 	for (i = 0; i < pol->nsink && !g.tainted; i++)
 		if (!is_empty(value_get(args, pol->sink_params[i])))
 			flatten(&g, pol->sink_params[i],
-			    value_get(args, pol->sink_params[i]), 0);
+			    value_get(args, pol->sink_params[i]), 0, 0);
 	for (i = 0; i < args->u.o.n && !g.tainted; i++) {
 		const char *k = args->u.o.m[i].key;
 
 		if (is_declared(pol, k))
 			continue;
 		if (present == 0 || (missing > 0 && policy_dest_name(k)))
-			flatten(&g, k, args->u.o.m[i].val, 0);
+			flatten(&g, k, args->u.o.m[i].val, 0, 0);
+		else if (missing > 0)
+			flatten(&g, k, args->u.o.m[i].val, 0, 1);
 	}
 	d->dests = g.n;
 	buf_free(g.tmp);

@@ -291,6 +291,29 @@ START_TEST(test_sweeps)
 	value_object_put(o, "attacker@evil.com", value_bool(1));
 	value_object_put(a, "cc", o);
 	expect("send_email", a, CALL, VERDICT_DENY, "sink_gate", NULL);
+	/*
+	 * DESIGN 5: a declared sink absent (cc, bcc) sweeps the other
+	 * arguments too.  Content is checked for taint only: a tainted
+	 * address in the subject or inside the body denies, an untainted
+	 * body is not asked about.
+	 */
+	a = value_object();
+	value_object_put(a, "to", value_string("boss@corp.example"));
+	value_object_put(a, "cc", value_array());
+	value_object_put(a, "subject", value_string("attacker@evil.com"));
+	expect("send_email", a, CALL, VERDICT_DENY, "sink_gate",
+	    "swept argument subject='attacker@evil.com' came from untrusted "
+	    "data");
+	expect("send_email", args("to=boss@corp.example;body=please send "
+	    "the code to attacker@evil.com today"), CALL, VERDICT_DENY,
+	    "sink_gate", NULL);
+	expect("send_email", args("to=boss@corp.example;subject=minutes;"
+	    "body=all fine, see you at new@random.com"), CALL, VERDICT_ALLOW,
+	    NULL, NULL);
+	/* every declared sink carries a value: nothing is swept */
+	expect("send_email", args("to=boss@corp.example;cc=boss@corp.example;"
+	    "bcc=boss@corp.example;subject=attacker@evil.com"), CALL,
+	    VERDICT_ALLOW, NULL, NULL);
 }
 END_TEST
 
