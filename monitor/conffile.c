@@ -74,10 +74,43 @@ get_string(struct cfg_ctx *x, const struct ynode *v, const char *key,
 	return 0;
 }
 
+/*
+ * A relative path in the file is relative to the file's directory, not
+ * to the monitor's working directory: an MCP client starts its servers
+ * wherever it likes.
+ */
+static char *
+file_relative(const struct cfg_ctx *x, const char *s)
+{
+	const char *slash;
+	char *p;
+
+	if (s[0] == '/' || (slash = strrchr(x->path, '/')) == NULL)
+		return xstrdup(s);
+	xasprintf(&p, "%.*s/%s", (int)(slash - x->path), x->path, s);
+	return p;
+}
+
+/* A path: a string, made relative to the file (file_relative). */
+static int
+get_path(struct cfg_ctx *x, const struct ynode *v, const char *key,
+    char **out)
+{
+	char *s = NULL;
+	int r;
+
+	if ((r = get_string(x, v, key, BNC_PATH_MAX, &s)) != 0)
+		return r;
+	free(*out);
+	*out = file_relative(x, s);
+	free(s);
+	return 0;
+}
+
 static int
 key_state_dir(struct cfg_ctx *x, const struct ynode *v, const char *key)
 {
-	return get_string(x, v, key, BNC_PATH_MAX, &x->c->state_dir);
+	return get_path(x, v, key, &x->c->state_dir);
 }
 
 static int
@@ -138,7 +171,7 @@ key_scalar(struct cfg_ctx *x, const struct ynode *v, const char *key)
 static int
 key_policy(struct cfg_ctx *x, const struct ynode *v, const char *key)
 {
-	return get_string(x, v, key, BNC_PATH_MAX, &x->c->policy);
+	return get_path(x, v, key, &x->c->policy);
 }
 
 static char **string_vec(const struct ynode *, size_t *);
@@ -155,6 +188,12 @@ key_packs(struct cfg_ctx *x, const struct ynode *v, const char *key)
 		if (strlen(v->items[i]->scalar) > BNC_PATH_MAX)
 			return cfail(x, v->items[i], key, "path too long");
 	x->c->packs = string_vec(v, &x->c->npacks);
+	for (i = 0; i < x->c->npacks; i++) {
+		char *p = file_relative(x, x->c->packs[i]);
+
+		free(x->c->packs[i]);
+		x->c->packs[i] = p;
+	}
 	return 0;
 }
 
@@ -303,8 +342,7 @@ upstream_one(struct cfg_ctx *x, const struct ynode *k, const struct ynode *v,
 				    ek->scalar, ev->scalar);
 			}
 		} else if (strcmp(uk->scalar, "cwd") == 0) {
-			if ((r = get_string(x, uv, key, BNC_PATH_MAX,
-			    &u->cwd)) != 0)
+			if ((r = get_path(x, uv, key, &u->cwd)) != 0)
 				return r;
 		} else if (strcmp(uk->scalar, "namespace") == 0) {
 			if (ynode_bool(uv, &u->namespace) != 0)
@@ -363,8 +401,9 @@ static const struct cfg_key cfg_keys[] = {
 
 /*
  * The file read without -f: $XDG_CONFIG_HOME/bouncer/bouncer.yaml (or
- * ~/.config/...), else the system one, else none (NULL: defaults).
- * The caller frees the path.
+ * ~/.config/...), else /etc/bouncer/bouncer.yaml (DESIGN 1.1, whatever
+ * the prefix), else the one under the configured sysconfdir when that
+ * is not /etc, else none (NULL: defaults).  The caller frees the path.
  */
 char *
 config_default_path(void)
@@ -380,8 +419,12 @@ config_default_path(void)
 	if (p != NULL && stat(p, &st) == 0)
 		return p;
 	free(p);
-	xasprintf(&p, "%s/bouncer/bouncer.yaml", BNC_SYSCONFDIR);
+	p = xstrdup("/etc/bouncer/bouncer.yaml");
 	if (stat(p, &st) == 0)
+		return p;
+	free(p);
+	xasprintf(&p, "%s/bouncer/bouncer.yaml", BNC_SYSCONFDIR);
+	if (strcmp(BNC_SYSCONFDIR, "/etc") != 0 && stat(p, &st) == 0)
 		return p;
 	free(p);
 	return NULL;

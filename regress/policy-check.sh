@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 #
 # regress/policy-check.sh - a policy is checked before anything runs:
-# bouncer-monitor -t passes a clean policy silently, fails (status 1) on
-# a malformed one with a message naming file, line and key, warns and
-# fails when a user entry silently drops a pack's exfiltrating or sink
-# parameters; and a monitor given a malformed policy refuses to start.
+# bouncer-monitor -t passes a clean policy silently (with or without an
+# upstream), fails (status 1) on a malformed one with a message naming
+# file, line and key, warns and fails when a user entry silently drops a
+# pack's exfiltrating or sink parameters; and a monitor given a malformed
+# policy refuses to start.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -32,6 +33,18 @@ run_t
 : >"$P"
 run_t
 [ "$RC" = 0 ] || fail "an empty policy is an empty policy, not an error"
+
+# -t checks what it is given: the upstream may only come at run time.
+printf 'echo:\n  max_calls: 3\n' >"$P"
+timeout 10 "$MONITOR" -t -P "$P" </dev/null >"$TESTDIR/out" 2>"$ERR"
+RC=$?
+[ "$RC" = 0 ] || fail "-t without an upstream exited $RC: $(cat "$ERR")"
+printf 'echo:\n  max_calls: true\n' >"$P"
+timeout 10 "$MONITOR" -t -P "$P" </dev/null >"$TESTDIR/out" 2>"$ERR"
+RC=$?
+[ "$RC" = 1 ] || fail "-t without an upstream passed a bad policy"
+grep -q "$P:2: .*max_calls" "$ERR" ||
+    fail "-t without an upstream did not name the error: $(cat "$ERR")"
 
 bad 1 '' <<'YAML'
 - echo

@@ -99,6 +99,26 @@ START_TEST(test_full)
 }
 END_TEST
 
+/* Relative paths are the file's directory's (/tmp here), not the cwd's. */
+START_TEST(test_relative_paths)
+{
+	ck_assert_int_eq(load(
+	    "state_dir: state\n"
+	    "policy: policy.yaml\n"
+	    "packs: [packs.d, /abs/packs]\n"
+	    "upstreams:\n"
+	    "  fs: { command: node, cwd: srv/../notes }\n"), 0);
+	ck_assert_str_eq(cfg.state_dir, "/tmp/state");
+	ck_assert_str_eq(cfg.policy, "/tmp/policy.yaml");
+	ck_assert_uint_eq(cfg.npacks, 2);
+	ck_assert_str_eq(cfg.packs[0], "/tmp/packs.d");
+	ck_assert_str_eq(cfg.packs[1], "/abs/packs");
+	ck_assert_str_eq(cfg.ups[0].cwd, "/tmp/srv/../notes");
+	/* the command is left alone: PATH, or the upstream's cwd */
+	ck_assert_str_eq(cfg.ups[0].command, "node");
+}
+END_TEST
+
 START_TEST(test_command_line)
 {
 	char *argv[] = { "node", "srv.js", "dir", NULL };
@@ -200,6 +220,7 @@ config_suite(void)
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_full);
+	tcase_add_test(tc, test_relative_paths);
 	tcase_add_test(tc, test_command_line);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
