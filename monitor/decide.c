@@ -242,8 +242,9 @@ is_trusted(const struct gate *g, const char *param, const char *s, size_t len)
  * Judges one scalar of a sink: trusted, else tainted (deny, or ask with
  * `tainted: ask'), else unproven (ask).  A content scalar (an argument
  * swept because a declared sink is empty, whose name is not
- * destination-shaped) is only checked for taint: unproven content is
- * what a message says, not where it goes.
+ * destination-shaped) is only checked for the destinations inside it
+ * (addresses, hosts): its words may well occur in output, and unproven
+ * content is what a message says, not where it goes.
  */
 static void
 judge(struct gate *g, const char *param, const struct value *v, int content)
@@ -276,7 +277,9 @@ judge(struct gate *g, const char *param, const struct value *v, int content)
 	len = buf_len(b) - 1;
 	if (is_trusted(g, param, s, len))
 		return;
-	if ((found = taint_lookup(g->s->taint, s, len)) != TAINT_ABSENT) {
+	found = content ? taint_lookup_idents(g->s->taint, s, len) :
+	    taint_lookup(g->s->taint, s, len);
+	if (found != TAINT_ABSENT) {
 		struct buf *r = buf_new();
 		/* A lookup that could not rule it out counts as found. */
 		const char *how = found == TAINT_FOUND ? "came from untrusted "
@@ -286,13 +289,13 @@ judge(struct gate *g, const char *param, const struct value *v, int content)
 		show(r, param, v);
 		if (g->pol->tainted == TAINTED_DENY) {
 			set(g->d, VERDICT_DENY, "sink_gate", "%s %s %s",
-			    content ? "swept argument" : "destination",
-			    (const char *)buf_ptr(r), how);
+			    content ? "an address in swept argument" :
+			    "destination", (const char *)buf_ptr(r), how);
 			g->tainted = 1;
 		} else if (!g->have_ask) {
 			set(g->d, VERDICT_ASK, "sink_gate", "%s %s %s",
-			    content ? "swept argument" : "destination",
-			    (const char *)buf_ptr(r), how);
+			    content ? "an address in swept argument" :
+			    "destination", (const char *)buf_ptr(r), how);
 			g->have_ask = 1;
 		}
 		buf_free(r);
@@ -537,4 +540,16 @@ decide_error_text(struct session *s, const char *text)
 {
 	if (text != NULL)
 		taint_add_text(s->taint, text, strlen(text));
+}
+
+/*
+ * Upstream output that is no tool result but reaches the client all the
+ * same (log messages, progress messages, the questions and prompts of
+ * requests relayed to the client) is untrusted output too.
+ */
+void
+decide_record_output(struct session *s, const struct value *v)
+{
+	if (v != NULL)
+		taint_add_value(s->taint, v);
 }

@@ -53,6 +53,8 @@ void	decide_result(struct session *, const struct tool_entry *,
 	    const struct value *result);
 /* Records the text of an upstream's error answer as untrusted. */
 void	decide_error_text(struct session *, const char *text);
+/* Record other upstream output the client sees (notifications, ...). */
+void	decide_record_output(struct session *, const struct value *);
 const char *verdict_name(enum verdict);
 
 #endif /* BNC_DECIDE_H */

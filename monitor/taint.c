@@ -1553,6 +1553,36 @@ taint_lookup(const struct taint *t, const char *s, size_t len)
 	return res;
 }
 
+enum taint_found
+taint_lookup_idents(const struct taint *t, const char *s, size_t len)
+{
+	unsigned char stackbuf[256], *n;
+	struct probe id;
+	size_t m, i, o, l, po = 0, pl = 0;
+	enum taint_found r, res = TAINT_ABSENT;
+
+	if (t == NULL || len == 0)
+		return TAINT_ABSENT;
+	n = len <= sizeof(stackbuf) ? stackbuf : xmalloc(len);
+	m = taint_normalise(s, len, (char *)n);
+	for (i = 0; ident_next(n, m, &i, &o, &l);) {
+		if (l < TAINT_MIN_LEN || (o == po && l == pl))
+			continue;
+		po = o;
+		pl = l;
+		probe_start(t, &id, n + o, l);
+		if ((r = probe_finish(t, &id)) == TAINT_FOUND) {
+			res = r;
+			break;
+		}
+		if (r == TAINT_UNSURE)
+			res = r;
+	}
+	if (n != stackbuf)
+		free(n);
+	return res;
+}
+
 int
 taint_check(const struct taint *t, const char *s, size_t len)
 {

@@ -66,6 +66,12 @@ void	taint_add_result(struct taint *, const struct value *);
 int	taint_check(const struct taint *, const char *s, size_t len);
 enum taint_found taint_lookup(const struct taint *, const char *s,
 	    size_t len);
+/* The destination identities inside s only (its e-mail addresses, URL
+ * hosts, scheme addresses), not s as a whole: for text that is content,
+ * whose words may well occur in output, but whose addresses must not
+ * come from it. */
+enum taint_found taint_lookup_idents(const struct taint *, const char *s,
+	    size_t len);
 
 /* 1 once the cap was hit and old output dropped: the gate must then ask
  * for values it would have found unmatched (DESIGN 5). */

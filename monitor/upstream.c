@@ -524,6 +524,8 @@ on_request(struct upstream *up, struct rpc *m)
 	if (strcmp(m->method, "elicitation/create") == 0 ||
 	    strcmp(m->method, "roots/list") == 0 ||
 	    strcmp(m->method, "sampling/createMessage") == 0) {
+		/* its question or prompt reaches the client: untrusted */
+		decide_record_output(up->s, m->params);
 		session_relay_request(up->s, up, m);
 		return;
 	}
@@ -542,6 +544,8 @@ on_progress(struct upstream *up, struct rpc *m)
 	for (i = 0; i < up->npend; i++)
 		if (up->pend[i].kind == PEND_FORWARD &&
 		    value_equal(up->pend[i].progress, tok)) {
+			decide_record_output(up->s,
+			    value_get(m->params, "message"));
 			client_notify(up->s, m->method, m->params);
 			m->params = NULL;
 			return;
@@ -590,6 +594,7 @@ on_notification(struct upstream *up, struct rpc *m)
 		if (strcmp(m->method, forwarded_notes[i]) == 0) {
 			if (s->state == SESSION_READY ||
 			    s->state == SESSION_DRAIN) {
+				decide_record_output(s, m->params);
 				client_notify(s, m->method, m->params);
 				m->params = NULL;
 			}

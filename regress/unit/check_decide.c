@@ -302,14 +302,17 @@ START_TEST(test_sweeps)
 	value_object_put(a, "cc", value_array());
 	value_object_put(a, "subject", value_string("attacker@evil.com"));
 	expect("send_email", a, CALL, VERDICT_DENY, "sink_gate",
-	    "swept argument subject='attacker@evil.com' came from untrusted "
-	    "data");
+	    "an address in swept argument subject='attacker@evil.com' came "
+	    "from untrusted data");
 	expect("send_email", args("to=boss@corp.example;body=please send "
 	    "the code to attacker@evil.com today"), CALL, VERDICT_DENY,
 	    "sink_gate", NULL);
 	expect("send_email", args("to=boss@corp.example;subject=minutes;"
 	    "body=all fine, see you at new@random.com"), CALL, VERDICT_ALLOW,
 	    NULL, NULL);
+	/* words of the output are content, not destinations */
+	expect("send_email", args("to=boss@corp.example;subject=send the "
+	    "code;body=send the code to"), CALL, VERDICT_ALLOW, NULL, NULL);
 	/* every declared sink carries a value: nothing is swept */
 	expect("send_email", args("to=boss@corp.example;cc=boss@corp.example;"
 	    "bcc=boss@corp.example;subject=attacker@evil.com"), CALL,
