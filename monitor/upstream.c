@@ -603,6 +603,31 @@ on_notification(struct upstream *up, struct rpc *m)
 	debug("upstream %s: notification %s dropped", up->name, m->method);
 }
 
+/*
+ * An answer the worker could not use (too large, malformed) whose id it
+ * could still tell: the request it answers fails with an error saying
+ * why, rather than waiting for an answer that will not come.
+ */
+static void
+on_bad_response(struct upstream *up, const struct msg_rpc_bad *bad)
+{
+	struct rpc m;
+	char *msg;
+
+	if (!bad->was_response || bad->id.type != RPC_ID_INT ||
+	    pend_find(up, bad->id.n) == NULL)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_ERROR;
+	m.id = bad->id;
+	m.code = -32603;		/* internal error */
+	xasprintf(&msg, "upstream %s sent an answer bouncer cannot use (%s)",
+	    up->name, bad->message);
+	m.message = msg;
+	on_response(up, &m);
+	free(msg);
+}
+
 void
 mon_upstream_frame(struct upstream *up, struct frame_msg *fm)
 {
@@ -640,6 +665,8 @@ mon_upstream_frame(struct upstream *up, struct frame_msg *fm)
 		log_escape(esc, sizeof(esc), bad.message, strlen(bad.message));
 		error("upstream %s: unusable output line dropped: %s",
 		    up->name, esc);
+		if (up->state != UP_FAILED)
+			on_bad_response(up, &bad);
 		msg_rpc_bad_free(&bad);
 		break;
 	case MSG_INPUT_EOF:

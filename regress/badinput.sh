@@ -122,8 +122,9 @@ bad "{\"jsonrpc\":\"2.0\",\"id\":20,\"method\":\"ping\",\"params\":{\"a\":$(nest
     (.error.code == -32700 and .id == null)'
 
 # Size: a message of exactly max_message bytes is served, one byte more
-# is "message too large" with id null, and so is a 1 MiB line, whose
-# rest is discarded (the next line is a fresh message).
+# is "message too large" with the request's id (read from the bytes as
+# they are dropped), and so is a 1 MiB line, whose rest is discarded
+# (the next line is a fresh message).
 padded() {		# ID LENGTH: a ping of exactly LENGTH bytes
 	local head="{\"jsonrpc\":\"2.0\",\"id\":$1,\"method\":\"ping\",\"params\":{\"pad\":\""
 	local tail='"}}' n
@@ -135,14 +136,22 @@ line=$(padded 21 "$MAX")
 [ "${#line}" = "$MAX" ] || fail "test bug: padded line is ${#line} bytes"
 send "$line"
 expect_line '.id == 21 and .result == {}'
-too_large="$(err_null -32600) and (.error.message | test(\"too large\"; \"i\"))"
-bad "$(padded 22 $((MAX + 1)))" "$too_large"
-bad "$(padded 23 $((1024 * 1024)))" "$too_large"
+too_large() {		# ID: the request's id, found in the dropped bytes
+	echo "$(f_error "$1" -32600) and .error.message == \"message too large\""
+}
+bad "$(padded 22 $((MAX + 1)))" "$(too_large 22)"
+bad "$(padded 23 $((1024 * 1024)))" "$(too_large 23)"
 # two messages over the limit in a row, then a good one
 send "$(padded 24 $((MAX * 3)))"
 send "$(padded 25 $((MAX * 2)))"
-expect_line "$too_large"
-expect_line "$too_large"
+expect_line "$(too_large 24)"
+expect_line "$(too_large 25)"
+alive
+# an id that cannot be told (none, or after an escape): id null
+send "{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"params\":{\"pad\":\"$(head -c "$MAX" /dev/zero | tr '\0' x)\"}}"
+expect_line "$(err_null -32600) and .error.message == \"message too large\""
+send "{\"jsonrpc\":\"2.0\",\"id\":\"a\\\\u0041\",\"method\":\"ping\",\"params\":{\"pad\":\"$(head -c "$MAX" /dev/zero | tr '\0' x)\"}}"
+expect_line "$(err_null -32600) and .error.message == \"message too large\""
 alive
 
 # Unknown methods: -32601 with the id.

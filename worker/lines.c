@@ -7,7 +7,9 @@
  * front, when the buffer runs out of room behind it.  The search for
  * '\n' resumes where it stopped, so a line arriving in many reads is
  * scanned once.  An over-long line is dropped as soon as it passes the
- * cap and the rest of it is discarded as it arrives.
+ * cap and the rest of it is discarded as it arrives; its bytes go to the
+ * owner's drop hook on their way out (worker.c finds the line's id in
+ * them), and the line is reported when it ends.
  *
  * This file must never hold more than max + BNC_READ_CHUNK + 1 bytes,
  * and never look inside a line.
@@ -36,6 +38,9 @@ struct lines {
 	size_t	 max;		/* longest line, '\n' not counted */
 	int	 discard;	/* inside an over-long line */
 	int	 eof;
+	lines_drop_fn	 drop;	/* sees the bytes of over-long lines */
+	void		*drop_arg;
+	int	 first;		/* the next dropped bytes start a line */
 };
 
 struct lines *
@@ -60,6 +65,21 @@ lines_free(struct lines *l)
 		return;
 	free(l->d);
 	free(l);
+}
+
+void
+lines_on_drop(struct lines *l, lines_drop_fn fn, void *arg)
+{
+	l->drop = fn;
+	l->drop_arg = arg;
+}
+
+static void
+dropped(struct lines *l, const uint8_t *p, size_t n)
+{
+	if (l->drop != NULL)
+		l->drop(l->drop_arg, p, n, l->first);
+	l->first = 0;
 }
 
 size_t
@@ -165,21 +185,28 @@ lines_next(struct lines *l, char **pp, size_t *lenp)
 	if (l->discard) {
 		nl = memchr(l->d + l->start, '\n', l->end - l->start);
 		if (nl == NULL) {
+			dropped(l, l->d + l->start, l->end - l->start);
 			l->start = l->scan = l->end;
-			if (l->eof)
-				l->discard = 0;
-			return LINES_NONE;
+			if (!l->eof)
+				return LINES_NONE;
+			l->discard = 0;		/* ended by end of file */
+			return LINES_TOO_LONG;
 		}
+		dropped(l, l->d + l->start, (size_t)(nl - (l->d + l->start)));
 		l->start = l->scan = (size_t)(nl - l->d) + 1;
 		l->discard = 0;
+		return LINES_TOO_LONG;
 	}
 	nl = memchr(l->d + l->scan, '\n', l->end - l->scan);
 	if (nl != NULL) {
 		at = l->start;
 		len = (size_t)(nl - l->d) - at;
 		l->start = l->scan = (size_t)(nl - l->d) + 1;
-		if (len > l->max)
+		if (len > l->max) {
+			l->first = 1;
+			dropped(l, l->d + at, len);
 			return LINES_TOO_LONG;
+		}
 		*nl = '\0';
 		*pp = (char *)l->d + at;
 		*lenp = len;
@@ -187,10 +214,15 @@ lines_next(struct lines *l, char **pp, size_t *lenp)
 	}
 	l->scan = l->end;
 	if (l->end - l->start > l->max) {
-		/* Report now, drop what we hold, skip the rest unread. */
-		l->discard = !l->eof;
+		/* Drop what we hold, skip the rest as it comes, report the
+		 * line when it ends. */
+		l->first = 1;
+		dropped(l, l->d + l->start, l->end - l->start);
 		l->start = l->scan = l->end;
-		return LINES_TOO_LONG;
+		if (l->eof)
+			return LINES_TOO_LONG;
+		l->discard = 1;
+		return LINES_NONE;
 	}
 	if (l->eof && l->end > l->start) {
 		l->d[l->end] = '\0';

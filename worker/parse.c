@@ -28,6 +28,7 @@
 #include "err.h"
 #include "bounds.h"
 #include "msg.h"
+#include "idscan.h"
 #include "parse.h"
 #include "utf8.h"
 #include "value.h"
@@ -109,7 +110,7 @@ static const struct {
 	    "Invalid Request: error message must be a string" },
 	[PE_ERROR_MESSAGE_LONG] = { RPC_ERR_INVALID,
 	    "Invalid Request: error message too long" },
-	[PE_TOO_LARGE] = { RPC_ERR_INVALID, "Message too large" },
+	[PE_TOO_LARGE] = { RPC_ERR_INVALID, "message too large" },
 };
 
 /* What the lexical pass learnt. */
@@ -876,8 +877,14 @@ parse_line(const char *line, size_t len, struct rpc *rpc,
 }
 
 void
-parse_bad_too_large(struct msg_rpc_bad *bad)
+parse_bad_too_large(struct msg_rpc_bad *bad, const struct idscan *x)
 {
+	struct rpc_id id;
+	int was_response = 0;
+
 	memset(bad, 0, sizeof(*bad));
-	bad_fill(bad, PE_TOO_LARGE, NULL, NULL, 0);
+	memset(&id, 0, sizeof(id));
+	if (x != NULL)
+		(void)idscan_result(x, &id, &was_response);
+	bad_fill(bad, PE_TOO_LARGE, NULL, &id, was_response);
 }

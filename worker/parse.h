@@ -37,7 +37,10 @@ void	parse_init(void);
 int	parse_line(const char *line, size_t len, struct rpc *rpc,
 	    struct msg_rpc_bad *bad);
 
-/* Fills *bad for a line longer than max_message; the caller owns it. */
-void	parse_bad_too_large(struct msg_rpc_bad *bad);
+struct idscan;
+
+/* Fills *bad for a line longer than max_message, with the id x found in
+ * it (idscan.h; NULL: none); the caller owns it. */
+void	parse_bad_too_large(struct msg_rpc_bad *bad, const struct idscan *x);
 
 #endif /* BNC_WORKER_PARSE_H */

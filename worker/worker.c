@@ -34,6 +34,7 @@
 #include "err.h"
 #include "frame.h"
 #include "bounds.h"
+#include "idscan.h"
 #include "lines.h"
 #include "log.h"
 #include "msg.h"
@@ -71,6 +72,7 @@ struct worker {
 	struct event		*ev_out;	/* fd 1 writable */
 	struct event		*ev_chan;	/* fd 3 readable */
 	struct lines		*lines;
+	struct idscan		 idscan;	/* of the over-long line */
 	struct buf		*out;		/* lines not yet written */
 	struct buf		*msg;		/* frame payload scratch */
 	struct frame_rx		 rx;
@@ -308,6 +310,17 @@ send_bad(struct worker *w, struct msg_rpc_bad *bad)
 	send_frame(w, MSG_RPC_BAD, w->msg);
 }
 
+/* The bytes of an over-long line, as they are dropped: find its id. */
+static void
+scan_dropped(void *arg, const uint8_t *p, size_t n, int first)
+{
+	struct worker *w = arg;
+
+	if (first)
+		idscan_init(&w->idscan);
+	idscan_feed(&w->idscan, p, n);
+}
+
 static void
 handle_lines(struct worker *w)
 {
@@ -319,7 +332,7 @@ handle_lines(struct worker *w)
 
 	while ((t = lines_next(w->lines, &line, &len)) != LINES_NONE) {
 		if (t == LINES_TOO_LONG) {
-			parse_bad_too_large(&bad);
+			parse_bad_too_large(&bad, &w->idscan);
 			send_bad(w, &bad);
 			msg_rpc_bad_free(&bad);
 			continue;
@@ -689,6 +702,7 @@ main(int argc, char **argv)
 	if (w.ev_in == NULL || w.ev_out == NULL || w.ev_chan == NULL)
 		fatal("event_new failed");
 	w.lines = lines_new(w.max_message);
+	lines_on_drop(w.lines, scan_dropped, &w);
 	w.out = buf_new();
 	buf_set_max(w.out, WORKER_OUT_CAP * w.max_message);
 	w.msg = buf_new();

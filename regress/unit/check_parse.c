@@ -23,6 +23,7 @@
 #include "buf.h"
 #include "err.h"
 #include "bounds.h"
+#include "idscan.h"
 #include "lines.h"
 #include "msg.h"
 #include "parse.h"
@@ -769,8 +770,8 @@ START_TEST(test_lines_discard)
 	memset(chunk, 'y', sizeof(chunk));
 	pl_open(&pl, max);
 	/*
-	 * 50 times the cap, in pieces, drained as it comes: reported once,
-	 * never buffered past the bound (pl_drain checks).
+	 * 50 times the cap, in pieces, drained as it comes: never buffered
+	 * past the bound (pl_drain checks), not reported before it ends.
 	 */
 	n = 0;
 	for (i = 0; i < 50 * max / sizeof(chunk); i++) {
@@ -779,15 +780,16 @@ START_TEST(test_lines_discard)
 		total += sizeof(chunk);
 	}
 	ck_assert_uint_gt(total, 50 * max - sizeof(chunk));
-	ck_assert_uint_eq(n, 1);
-	ck_assert_uint_eq(lens[0], (size_t)-1);
-	/* The end of the long line, then a good one in the same write. */
+	ck_assert_uint_eq(n, 0);
+	/* The end of the long line, then a good one in the same write:
+	 * the long one reported once, then the good one. */
 	pl_write(&pl, "tail\n", 5);
 	pl_write(&pl, good, sizeof(good) - 1);
 	n = pl_drain(&pl, lens, 8, last, sizeof(last), max);
-	ck_assert_uint_eq(n, 1);
-	ck_assert_uint_eq(lens[0], sizeof(good) - 2);
-	ck_assert_int_eq(parse_line(last, lens[0], &rpc, &b), PARSE_RPC);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(lens[0], (size_t)-1);
+	ck_assert_uint_eq(lens[1], sizeof(good) - 2);
+	ck_assert_int_eq(parse_line(last, lens[1], &rpc, &b), PARSE_RPC);
 	ck_assert_int_eq(rpc.id.n, 7);
 	ck_assert_str_eq(rpc.method, "ping");
 	msg_rpc_free(&rpc);
@@ -866,14 +868,17 @@ START_TEST(test_lines_eof_discard)
 	char buf[200], *p;
 	size_t len;
 
-	/* A too-long unterminated last line is reported, then nothing. */
+	/* A too-long unterminated last line is reported when it ends (at
+	 * end of file), once. */
 	memset(buf, 'q', sizeof(buf));
 	ck_assert_ptr_nonnull(l = lines_new(100));
 	ck_assert_int_eq(lines_feed(l, buf, sizeof(buf)), (int)sizeof(buf));
-	ck_assert_int_eq(lines_next(l, &p, &len), LINES_TOO_LONG);
 	ck_assert_int_eq(lines_next(l, &p, &len), LINES_NONE);
+	ck_assert_uint_eq(lines_pending(l), 0);
 	ck_assert_int_eq(lines_feed(l, buf, 50), 50);
+	ck_assert_int_eq(lines_next(l, &p, &len), LINES_NONE);
 	ck_assert_int_eq(lines_feed(l, NULL, 0), 0);
+	ck_assert_int_eq(lines_next(l, &p, &len), LINES_TOO_LONG);
 	ck_assert_int_eq(lines_next(l, &p, &len), LINES_NONE);
 	lines_free(l);
 }
@@ -883,12 +888,143 @@ START_TEST(test_too_large_bad)
 {
 	struct msg_rpc_bad b;
 
-	parse_bad_too_large(&b);
+	parse_bad_too_large(&b, NULL);
 	ck_assert_int_eq(b.code, INV);
-	ck_assert_str_eq(b.message, "Message too large");
+	ck_assert_str_eq(b.message, "message too large");
 	ck_assert_int_eq(b.id.type, RPC_ID_NULL);
 	ck_assert_int_eq(b.was_response, 0);
 	msg_rpc_bad_free(&b);
+}
+END_TEST
+
+/*
+ * idscan: the id of a line too long to parse, fed whole and one byte at
+ * a time (the answer must not depend on how the bytes arrive).
+ */
+static int
+scan_id(const char *line, struct rpc_id *id, int *was_response)
+{
+	struct idscan x, y;
+	struct rpc_id id2;
+	size_t i, n = strlen(line);
+	int r, r2, resp2;
+
+	idscan_init(&x);
+	idscan_feed(&x, (const uint8_t *)line, n);
+	r = idscan_result(&x, id, was_response);
+	idscan_init(&y);
+	for (i = 0; i < n; i++)
+		idscan_feed(&y, (const uint8_t *)line + i, 1);
+	r2 = idscan_result(&y, &id2, &resp2);
+	ck_assert_int_eq(r, r2);
+	ck_assert_int_eq(*was_response, resp2);
+	ck_assert_int_eq(id->type, id2.type);
+	ck_assert(id->type != RPC_ID_STR || strcmp(id->s, id2.s) == 0);
+	free(id2.s);
+	return r;
+}
+
+START_TEST(test_idscan)
+{
+	static const struct {
+		const char	*line;
+		int		 found;
+		int		 type;
+		int64_t		 n;
+		const char	*s;
+		int		 response;
+	} cases[] = {
+		{ "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\"}", 1,
+		    RPC_ID_INT, 7, NULL, 0 },
+		/* after nested values, strings with braces and escapes */
+		{ "{\"params\":{\"a\":[1,{\"id\":9}],\"b\":\"}\\\"{\"},"
+		    "\"id\" : -42 }", 1, RPC_ID_INT, -42, NULL, 0 },
+		{ " {\"result\":{\"content\":[]},\"jsonrpc\":\"2.0\","
+		    "\"id\":\"req-1\"}\r", 1, RPC_ID_STR, 0, "req-1", 1 },
+		{ "{\"error\":{\"code\":1},\"id\":null}", 1, RPC_ID_NULL, 0,
+		    NULL, 1 },
+		{ "{\"id\":9007199254740992}", 1, RPC_ID_INT,
+		    INT64_C(9007199254740992), NULL, 0 },
+		/* unknown: none, two, odd shapes, escapes, bad JSON */
+		{ "{\"method\":\"x\"}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":1,\"id\":2}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":1.5}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":01}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":9007199254740993}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":true}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":[1]}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":\"a\\u0041\"}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":\"\xff\"}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "[{\"id\":1}]", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":1", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":1} x", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\" 1}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"result\":\"\", \"id\":3", 0, RPC_ID_NULL, 0, NULL, 1 },
+	};
+	struct rpc_id id;
+	size_t i;
+	int resp;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_msg(scan_id(cases[i].line, &id, &resp) ==
+		    cases[i].found, "case %zu: found", i);
+		ck_assert_msg(id.type == cases[i].type, "case %zu: type", i);
+		ck_assert_msg(resp == cases[i].response, "case %zu: response",
+		    i);
+		if (id.type == RPC_ID_INT)
+			ck_assert_msg(id.n == cases[i].n, "case %zu: n", i);
+		if (id.type == RPC_ID_STR)
+			ck_assert_str_eq(id.s, cases[i].s);
+		free(id.s);
+	}
+}
+END_TEST
+
+/* The framer hands every byte of an over-long line to the scanner. */
+static void
+drop_into(void *arg, const uint8_t *p, size_t n, int first)
+{
+	struct idscan *x = arg;
+
+	if (first)
+		idscan_init(x);
+	idscan_feed(x, p, n);
+}
+
+START_TEST(test_lines_drop_hook)
+{
+	struct lines *l;
+	struct idscan x;
+	struct rpc_id id;
+	struct msg_rpc_bad b;
+	char head[] = "{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"params\":"
+	    "{\"pad\":\"", pad[300], tail[] = "\"},\"id\":77}\n";
+	char *p;
+	size_t len;
+	int resp;
+
+	memset(pad, 'x', sizeof(pad));
+	ck_assert_ptr_nonnull(l = lines_new(100));
+	lines_on_drop(l, drop_into, &x);
+	ck_assert_int_eq(lines_feed(l, head, strlen(head)), (int)strlen(head));
+	ck_assert_int_eq(lines_feed(l, pad, sizeof(pad)), (int)sizeof(pad));
+	ck_assert_int_eq(lines_next(l, &p, &len), LINES_NONE);
+	ck_assert_int_eq(lines_feed(l, tail, strlen(tail)), (int)strlen(tail));
+	ck_assert_int_eq(lines_next(l, &p, &len), LINES_TOO_LONG);
+	ck_assert_int_eq(idscan_result(&x, &id, &resp), 1);
+	ck_assert_int_eq(id.type, RPC_ID_INT);
+	ck_assert_int_eq(id.n, 77);
+	parse_bad_too_large(&b, &x);
+	ck_assert_int_eq(b.id.type, RPC_ID_INT);
+	ck_assert_int_eq(b.id.n, 77);
+	msg_rpc_bad_free(&b);
+	/* the next line is a fresh one, and short lines never reach it */
+	ck_assert_int_eq(lines_feed(l, "{\"id\":1}\n", 9), 9);
+	ck_assert_int_eq(lines_next(l, &p, &len), LINES_LINE);
+	ck_assert_str_eq(p, "{\"id\":1}");
+	ck_assert_int_eq(idscan_result(&x, &id, &resp), 1);
+	ck_assert_int_eq(id.n, 77);
+	lines_free(l);
 }
 END_TEST
 
@@ -1229,6 +1365,8 @@ parse_suite(void)
 	tcase_add_test(tc, test_lines_big_line_pieces);
 	tcase_add_test(tc, test_lines_eof_discard);
 	tcase_add_test(tc, test_too_large_bad);
+	tcase_add_test(tc, test_idscan);
+	tcase_add_test(tc, test_lines_drop_hook);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
