@@ -46,9 +46,27 @@ verdict_name(enum verdict v)
 void
 decision_clear(struct decision *d)
 {
+	size_t i;
+
 	free(d->ask_param);
 	free(d->ask_value);
+	for (i = 0; i < d->nsinks; i++)
+		free(d->sinks[i]);
+	free(d->sinks);
 	memset(d, 0, sizeof(*d));
+}
+
+/* Notes an argument judged as a destination, once. */
+static void
+sink_note(struct decision *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->nsinks; i++)
+		if (strcmp(d->sinks[i], name) == 0)
+			return;
+	d->sinks = xreallocarray(d->sinks, d->nsinks + 1, sizeof(*d->sinks));
+	d->sinks[d->nsinks++] = xstrdup(name);
 }
 
 static void __attribute__((format(printf, 4, 5)))
@@ -406,9 +424,10 @@ sink_gate(struct session *s, const char *tool, const struct tool_policy *pol,
 
 		if (is_declared(pol, k))
 			continue;
-		if (present == 0 || (missing > 0 && policy_dest_name(k)))
+		if (present == 0 || (missing > 0 && policy_dest_name(k))) {
+			sink_note(d, k);
 			flatten(&g, k, args->u.o.m[i].val, 0, 0);
-		else if (missing > 0)
+		} else if (missing > 0)
 			flatten(&g, k, args->u.o.m[i].val, 0, 1);
 	}
 	d->dests = g.n;
@@ -429,6 +448,7 @@ decide_call(struct session *s, const char *name,
 	const struct value *schema;
 	struct budget *bg;
 	struct buf *b;
+	size_t i;
 
 	memset(d, 0, sizeof(*d));
 
@@ -455,8 +475,8 @@ decide_call(struct session *s, const char *name,
 	}
 	schema = value_get(e->pin->def, "inputSchema");
 	pol = policy_for(s->policy, e->up->name, e->pin->name, schema);
-	d->sinks = (const char *const *)pol->sink_params;
-	d->nsinks = pol->nsink;
+	for (i = 0; i < pol->nsink; i++)
+		sink_note(d, pol->sink_params[i]);
 
 	/* 3. budget: attempts count, re-evaluations do not */
 	if (pol->max_calls >= 0 && (flags & DECIDE_COUNT_BUDGET)) {

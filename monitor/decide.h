@@ -37,7 +37,9 @@ struct decision {
 	char		*ask_value;	/* owned, NUL-terminated */
 	size_t		 ask_len;
 	size_t		 dests;		/* destinations judged (bounds asks) */
-	const char	*const *sinks;	/* sink params of the policy, for audit */
+	char		**sinks;	/* owned: the arguments judged as
+					 * destinations, declared or swept
+					 * (the audit row has them in clear) */
 	size_t		 nsinks;
 };
 

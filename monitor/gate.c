@@ -89,7 +89,7 @@ record_decision(struct session *s, const char *tool,
     const struct tool_entry *e, const struct value *args, struct decision *d)
 {
 	if (record(s, tool, e, args, verdict_name(d->verdict), d->contract,
-	    d->reason, d->sinks, d->nsinks) == 0)
+	    d->reason, (const char *const *)d->sinks, d->nsinks) == 0)
 		return;
 	if (d->verdict != VERDICT_DENY) {
 		d->verdict = VERDICT_DENY;
@@ -144,10 +144,15 @@ client_can_elicit(const struct session *s)
 static void
 ask_free(struct ask *a)
 {
+	size_t i;
+
 	if (a == NULL)
 		return;
 	if (a->timer != NULL)
 		event_free(a->timer);
+	for (i = 0; i < a->nsinks; i++)
+		free(a->sinks[i]);
+	free(a->sinks);
 	rpc_id_clear(&a->cid);
 	free(a->tool);
 	value_free(a->params);
@@ -180,6 +185,7 @@ ask_send(struct session *s, struct ask *a, const struct decision *d)
 	struct timeval tv = { s->cfg->ask_timeout, 0 };
 	struct rpc out;
 	char *msg;
+	size_t i;
 
 	free(a->param);
 	free(a->value);
@@ -191,6 +197,14 @@ ask_send(struct session *s, struct ask *a, const struct decision *d)
 	a->once = d->ask_once;
 	a->reason = xstrdup(d->reason);
 	a->contract = d->contract;
+	/* what its deny row shows in clear, should it come to that */
+	for (i = 0; i < a->nsinks; i++)
+		free(a->sinks[i]);
+	free(a->sinks);
+	a->sinks = xcalloc(d->nsinks + 1, sizeof(*a->sinks));
+	for (i = 0; i < d->nsinks; i++)
+		a->sinks[i] = xstrdup(d->sinks[i]);
+	a->nsinks = d->nsinks;
 	a->sid = s->next_sid++;
 	xasprintf(&msg, "bouncer: the call of %s needs your approval: %s. "
 	    "Accept to allow it%s.", a->tool, d->reason, a->once ? " once" :
@@ -334,7 +348,7 @@ ask_deny(struct session *s, struct ask *a, const char *why)
 	snprintf(reason, sizeof(reason), "%s (%s)", a->reason, why);
 	if (record(s, a->tool, surface_find(s, a->tool),
 	    value_get(a->params, "arguments"), "deny", a->contract, reason,
-	    NULL, 0) != 0)
+	    (const char *const *)a->sinks, a->nsinks) != 0)
 		error("audit: cannot record the refused ask");
 	deny_call(s, &a->cid, a->tool, a->contract, reason);
 	ask_remove(s, a);
@@ -394,6 +408,60 @@ gate_client_answer(struct session *s, struct rpc *m)
 	verbose("ask for %s accepted", a->tool);
 	gate_run(s, a, &a->cid, a->tool, a->params, flags);
 	return 1;
+}
+
+/*
+ * The client cancelled the call: it is not forwarded, and as MCP asks
+ * of a cancelled request, not answered.  A call waiting for a human is
+ * recorded as denied, and the question is withdrawn from the client; a
+ * call held while its upstream's tools are re-read was never decided
+ * and is only dropped.
+ */
+int
+gate_cancel(struct session *s, const struct rpc_id *cid)
+{
+	struct value *params;
+	struct upstream *up;
+	struct ask *a;
+	char reason[BNC_REASON_MAX + 64];
+	size_t i, j;
+
+	for (i = 0; i < s->nasks; i++) {
+		a = s->asks[i];
+		if (!rpc_id_equal(&a->cid, cid))
+			continue;
+		snprintf(reason, sizeof(reason), "%s (the client cancelled "
+		    "the call)", a->reason);
+		if (record(s, a->tool, surface_find(s, a->tool),
+		    value_get(a->params, "arguments"), "deny", a->contract,
+		    reason, (const char *const *)a->sinks, a->nsinks) != 0)
+			error("audit: cannot record the cancelled ask");
+		logit("deny %s: %s: %s", a->tool, a->contract, reason);
+		params = value_object();
+		value_object_put(params, "requestId", value_int(a->sid));
+		value_object_put(params, "reason", value_string("the call "
+		    "was cancelled"));
+		client_notify(s, "notifications/cancelled", params);
+		ask_remove(s, a);
+		session_check_drained(s);
+		return 1;
+	}
+	for (i = 0; i < s->nups; i++) {
+		up = &s->ups[i];
+		for (j = 0; j < up->nheld; j++) {
+			if (!rpc_id_equal(&up->held[j].id, cid))
+				continue;
+			verbose("%s: cancelled while held",
+			    value_get_str(up->held[j].params, "name"));
+			msg_rpc_free(&up->held[j]);
+			/* the others keep their order */
+			memmove(&up->held[j], &up->held[j + 1],
+			    (up->nheld - j - 1) * sizeof(*up->held));
+			up->nheld--;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* The session ends: calls still waiting are denied. */

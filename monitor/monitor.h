@@ -206,6 +206,8 @@ struct ask {
 	int		 rounds;	/* questions left for this call */
 	char		*reason;	/* the question's reason */
 	const char	*contract;	/* the contract that asked (static) */
+	char		**sinks;	/* its destination arguments (audit) */
+	size_t		 nsinks;
 	struct event	*timer;
 	struct session	*s;
 };
@@ -326,6 +328,9 @@ void	 gate_forward(struct session *, const struct tool_entry *,
 void	 gate_audit_event(struct session *, const char *event,
 	    const char *reason);
 void	 gate_cancel_all(struct session *);
+/* The client cancelled a call that waits in the gate (for a human, or
+ * for a changed tool list): 1 if it was there; it is not forwarded. */
+int	 gate_cancel(struct session *, const struct rpc_id *cid);
 
 /* route.c: resources, prompts and completions across upstreams */
 void	 route_request(struct session *, struct rpc *, const char *cap);

@@ -293,6 +293,8 @@ c_cancelled(struct session *s, struct rpc *m, const struct method_handler *h)
 		cid.s = rid->u.s.p;
 	} else
 		return;
+	if (gate_cancel(s, &cid))
+		return;
 	for (i = 0; i < s->nups; i++) {
 		if ((p = upstream_find_cid(&s->ups[i], &cid)) == NULL)
 			continue;

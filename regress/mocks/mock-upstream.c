@@ -4,8 +4,9 @@
  * It plays the upstream server behind bouncer-monitor: a fixed set of
  * tools (echo, add, slow, elicit, roots, pingback, log, rugpull, crash,
  * big, env) plus filler tools, optional prompts and resources, paging,
- * garbage on stdout and a log of every line it received, so a scenario
- * can prove what did and did not reach it.  Single-threaded: poll() on
+ * garbage on stdout, tools/list answers held back after a rug pull (-L)
+ * and a log of every line it received, so a scenario can prove what did
+ * and did not reach it.  Single-threaded: poll() on
  * stdin with timers, so a slow call never holds up other requests.
  *
  * This is test code.  It parses JSON with cJSON directly, and it must
@@ -46,7 +47,8 @@
 
 enum timer_kind {
 	TIMER_PROGRESS = 1,
-	TIMER_REPLY
+	TIMER_REPLY,
+	TIMER_LIST		/* a tools/list answer held back (-L) */
 };
 
 struct timer {
@@ -101,6 +103,9 @@ static int	 opt_garbage;
 static int	 opt_ignore_eof;
 
 static int	 rugpulled;
+static long	 opt_list_delay;	/* -L: ms before a tools/list answer
+					 * after the rug pull */
+static int	 list_now;		/* answering a held-back tools/list */
 static long	 next_sid;
 static uint64_t	 timer_seq;
 static struct timer timers[MOCK_TIMERS_MAX];
@@ -403,7 +408,11 @@ timer_fire(struct timer *t)
 	cJSON *p;
 	char text[64];
 
-	if (t->kind == TIMER_PROGRESS) {
+	if (t->kind == TIMER_LIST) {
+		list_now = 1;
+		m_tools_list(t->id, t->token);
+		list_now = 0;
+	} else if (t->kind == TIMER_PROGRESS) {
 		if ((p = cJSON_CreateObject()) == NULL)
 			die("out of memory");
 		cJSON_AddItemToObject(p, "progressToken", xdup(t->token));
@@ -573,6 +582,11 @@ m_tools_list(cJSON *id, cJSON *params)
 	cJSON *r, *list;
 	char *ep, next[64];
 
+	if (rugpulled && opt_list_delay > 0 && !list_now) {
+		timer_arm(TIMER_LIST, now_ms() + (uint64_t)opt_list_delay, id,
+		    params, 0, 0);
+		return;
+	}
 	cursor = cJSON_GetObjectItemCaseSensitive(params, "cursor");
 	if (cursor != NULL && !cJSON_IsNull(cursor)) {
 		if (!cJSON_IsString(cursor) || strncmp(cursor->valuestring,
@@ -1047,9 +1061,9 @@ numarg(const char *s, long max, int opt)
 static void __attribute__((noreturn))
 usage(void)
 {
-	fprintf(stderr, "usage: mock-upstream [-GIP] [-l logfile] [-n name] "
-	    "[-p pagesize] [-R uri] [-t ntools]\n"
-	    "                     [-v version]\n");
+	fprintf(stderr, "usage: mock-upstream [-GIP] [-L ms] [-l logfile] "
+	    "[-n name] [-p pagesize]\n"
+	    "                     [-R uri] [-t ntools] [-v version]\n");
 	exit(2);
 }
 
@@ -1059,8 +1073,11 @@ main(int argc, char *argv[])
 	const char *logfile = NULL;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "GIl:n:PR:p:t:v:")) != -1) {
+	while ((ch = getopt(argc, argv, "GIL:l:n:PR:p:t:v:")) != -1) {
 		switch (ch) {
+		case 'L':
+			opt_list_delay = numarg(optarg, 60000, ch);
+			break;
 		case 'G':
 			opt_garbage = 1;
 			break;
