@@ -87,7 +87,8 @@ enum col {
 static const char *const verdicts[] = { "allow", "deny", "ask", "event" };
 static const char *const contracts[] = {
 	"identity", "grant", "pinning", "budget", "constraint", "sink_gate",
-	"consent", "default", "event"
+	"consent", "default",
+	"event"		/* events in logs written before they used "default" */
 };
 
 /*

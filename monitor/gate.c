@@ -80,7 +80,9 @@ void
 gate_audit_event(struct session *s, const char *event, const char *reason)
 {
 	if (s->audit != NULL)
-		record(s, event, NULL, NULL, "event", "event", reason, NULL, 0);
+		/* no contract decided it: "default", of DESIGN 1.1's names */
+		record(s, event, NULL, NULL, "event", "default", reason, NULL,
+		    0);
 }
 
 /* Records the decision; an unrecordable decision becomes a deny. */
