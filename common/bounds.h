@@ -72,6 +72,8 @@
 #define BNC_ASK_DESTS_MAX	256		/* destinations asked about in one call */
 #define BNC_SINK_VALUES_MAX	4096		/* scalar destinations judged per call */
 #define BNC_SWEPT_VALUES_MAX	65536		/* swept content scalars checked for taint per call */
+#define BNC_SWEPT_IDENTS_MAX	1024		/* addresses in swept content looked up per call */
+#define BNC_SWEEP_ARGS_MAX	1024		/* arguments a sweeping call may have */
 #define BNC_ASK_TIMEOUT_DEFAULT	120		/* asks.timeout: seconds a human may take */
 #define BNC_ASK_TIMEOUT_MAX	3600
 #define BNC_ROUTES_MAX		65536		/* resource URIs and prompt names remembered */
@@ -109,5 +111,8 @@
 #define BNC_TAINT_CAP_MAX	(1024 * 1024 * 1024)	/* chain links are 32-bit distances */
 #define BNC_TAINT_PROBE_GRAMS	8		/* q-gram chains walked per lookup */
 #define BNC_TAINT_VERIFY_MAX	256		/* candidates compared per lookup, then unsure */
+#define BNC_TAINT_IDENT_MAX	512		/* bytes an identity scan reads on either side
+						 * (addresses and hosts are shorter) */
+#define BNC_TAINT_IDENTS_MAX	256		/* identities looked up per lookup, then unsure */
 
 #endif /* BNC_BOUNDS_H */

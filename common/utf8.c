@@ -7,6 +7,8 @@
  */
 #include <stdint.h>
 
+#include <string.h>
+
 #include "utf8.h"
 
 int
@@ -47,4 +49,32 @@ utf8_valid(const void *p, size_t len)
 			return 0;
 	}
 	return 1;
+}
+
+size_t
+utf8_cut(const void *p, size_t len, size_t max)
+{
+	const unsigned char *s = p;
+
+	if (len <= max)
+		return len;
+	len = max;
+	while (len > 0 && (s[len] & 0xc0) == 0x80)
+		len--;
+	return len;
+}
+
+void
+utf8_trim(char *p)
+{
+	unsigned char *s = (unsigned char *)p;
+	size_t n = strlen(p), j = n, need;
+
+	while (j > 0 && n - j < 3 && (s[j - 1] & 0xc0) == 0x80)
+		j--;
+	if (j == 0 || s[j - 1] < 0xc0)
+		return;		/* ASCII, or no lead byte to finish */
+	need = s[j - 1] >= 0xf0 ? 4 : s[j - 1] >= 0xe0 ? 3 : 2;
+	if (n - (j - 1) < need)
+		s[j - 1] = '\0';
 }

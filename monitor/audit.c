@@ -324,18 +324,6 @@ check_text(const char *s, int required)
 	return 0;
 }
 
-/* Length of s cut to at most max bytes without splitting a character. */
-static size_t
-utf8_cut(const char *s, size_t len, size_t max)
-{
-	if (len <= max)
-		return len;
-	len = max;
-	while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
-		len--;
-	return len;
-}
-
 static int
 check_row(const struct audit_row *row)
 {

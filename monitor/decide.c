@@ -25,6 +25,7 @@
 #include "pathcheck.h"
 #include "policy.h"
 #include "taint.h"
+#include "utf8.h"
 #include "value-json.h"
 #include "value.h"
 #include "xmalloc.h"
@@ -79,6 +80,8 @@ set(struct decision *d, enum verdict v, const char *contract,
 	d->contract = contract;
 	va_start(ap, fmt);
 	vsnprintf(d->reason, sizeof(d->reason), fmt, ap);
+	/* a reason cut short ends on a whole character (audit, JSON) */
+	utf8_trim(d->reason);
 	va_end(ap);
 }
 
@@ -240,6 +243,8 @@ struct gate {
 	struct decision		 *d;
 	size_t			  n;		/* scalars judged */
 	size_t			  nswept;	/* content scalars checked */
+	size_t			  idents;	/* content addresses left to
+						 * look up */
 	int			  tainted;	/* a DENY was set */
 	int			  have_ask;
 	struct buf		 *tmp;
@@ -257,12 +262,110 @@ is_trusted(const struct gate *g, const char *param, const char *s, size_t len)
 }
 
 /*
+ * A swept content value that is one word holding a digit or one of
+ * @ . : / - _ # + is an identifier (an account, a handle, a number): it
+ * is looked up whole, as a destination is.  Prose and plain words are
+ * judged only by the addresses inside them.
+ */
+static int
+identifier_like(const char *s, size_t len)
+{
+	size_t i;
+	int mark = 0;
+
+	if (len < TAINT_MIN_LEN || len > BNC_TAINT_IDENT_MAX)
+		return 0;
+	for (i = 0; i < len; i++) {
+		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' ||
+		    s[i] == '\r' || s[i] == '\0')
+			return 0;
+		if ((s[i] >= '0' && s[i] <= '9') ||
+		    strchr("@.:/-_#+", s[i]) != NULL)
+			mark = 1;
+	}
+	return mark;
+}
+
+struct pass_ctx {
+	const struct gate	*g;
+	const char		*param;
+};
+
+/* An address inside content that is trusted is passed over. */
+static int
+pass_trusted(void *arg, const char *s, size_t len)
+{
+	const struct pass_ctx *pc = arg;
+
+	return is_trusted(pc->g, pc->param, s, len);
+}
+
+/*
+ * A content scalar: an argument swept because a declared sink is empty,
+ * whose name is not destination-shaped.  It is judged by what it names,
+ * not by its words, which may well occur in output: an identifier (see
+ * identifier_like) whole, any other text by the addresses, URL hosts and
+ * scheme addresses inside it, each trusted or else looked up.  Tainted
+ * denies (or asks, with `tainted: ask'); unproven content is what a
+ * message says, not where it goes, and is not asked about.  The reason
+ * shows what was found, never the rest of the text.
+ */
+static void
+judge_content(struct gate *g, const char *param, const char *s, size_t len)
+{
+	char ident[BNC_TAINT_IDENT_MAX + 1];
+	struct pass_ctx pc = { g, param };
+	enum taint_found found = TAINT_ABSENT;
+	const char *what = "swept argument", *how;
+	struct value iv;
+	struct buf *r;
+
+	iv.type = V_STRING;
+	iv.u.s.p = (char *)(uintptr_t)s;	/* only read: shown */
+	iv.u.s.len = len;
+	if (identifier_like(s, len) && !is_trusted(g, param, s, len))
+		found = taint_lookup(g->s->taint, s, len);
+	if (found == TAINT_ABSENT) {
+		found = taint_lookup_idents(g->s->taint, s, len, pass_trusted,
+		    &pc, &g->idents, ident, sizeof(ident));
+		if (found == TAINT_ABSENT)
+			return;
+		if (ident[0] == '\0') {
+			set(g->d, VERDICT_DENY, "sink_gate", "too many "
+			    "addresses in swept arguments to check (more than "
+			    "%d)", BNC_SWEPT_IDENTS_MAX);
+			g->tainted = 1;
+			return;
+		}
+		what = "an address in swept argument";
+		iv.u.s.p = ident;
+		iv.u.s.len = strlen(ident);
+	}
+	how = found == TAINT_FOUND ? "came from untrusted data" :
+	    "may have come from untrusted data (the lookup could not rule "
+	    "it out)";
+	r = buf_new();
+	show(r, param, &iv);
+	if (g->pol->tainted == TAINTED_DENY) {
+		set(g->d, VERDICT_DENY, "sink_gate", "%s %s %s", what,
+		    (const char *)buf_ptr(r), how);
+		g->tainted = 1;
+	} else if (!g->have_ask) {
+		set(g->d, VERDICT_ASK, "sink_gate", "%s %s %s", what,
+		    (const char *)buf_ptr(r), how);
+		g->have_ask = 1;
+		if (g->d->ask_value == NULL) {
+			g->d->ask_param = xstrdup(param);
+			g->d->ask_value = xmemdup(iv.u.s.p, iv.u.s.len + 1);
+			g->d->ask_len = iv.u.s.len;
+		}
+	}
+	buf_free(r);
+}
+
+/*
  * Judges one scalar of a sink: trusted, else tainted (deny, or ask with
- * `tainted: ask'), else unproven (ask).  A content scalar (an argument
- * swept because a declared sink is empty, whose name is not
- * destination-shaped) is only checked for the destinations inside it
- * (addresses, hosts): its words may well occur in output, and unproven
- * content is what a message says, not where it goes.
+ * `tainted: ask'), else unproven (ask); content: judge_content.
  */
 static void
 judge(struct gate *g, const char *param, const struct value *v, int content)
@@ -293,10 +396,13 @@ judge(struct gate *g, const char *param, const struct value *v, int content)
 	}
 	s = (const char *)buf_ptr(b);
 	len = buf_len(b) - 1;
+	if (content) {
+		judge_content(g, param, s, len);
+		return;
+	}
 	if (is_trusted(g, param, s, len))
 		return;
-	found = content ? taint_lookup_idents(g->s->taint, s, len) :
-	    taint_lookup(g->s->taint, s, len);
+	found = taint_lookup(g->s->taint, s, len);
 	if (found != TAINT_ABSENT) {
 		struct buf *r = buf_new();
 		/* A lookup that could not rule it out counts as found. */
@@ -306,20 +412,16 @@ judge(struct gate *g, const char *param, const struct value *v, int content)
 
 		show(r, param, v);
 		if (g->pol->tainted == TAINTED_DENY) {
-			set(g->d, VERDICT_DENY, "sink_gate", "%s %s %s",
-			    content ? "an address in swept argument" :
-			    "destination", (const char *)buf_ptr(r), how);
+			set(g->d, VERDICT_DENY, "sink_gate", "destination %s %s",
+			    (const char *)buf_ptr(r), how);
 			g->tainted = 1;
 		} else if (!g->have_ask) {
-			set(g->d, VERDICT_ASK, "sink_gate", "%s %s %s",
-			    content ? "an address in swept argument" :
-			    "destination", (const char *)buf_ptr(r), how);
+			set(g->d, VERDICT_ASK, "sink_gate", "destination %s %s",
+			    (const char *)buf_ptr(r), how);
 			g->have_ask = 1;
 		}
 		buf_free(r);
-	} else if (content)
-		return;
-	else if (!g->have_ask) {
+	} else if (!g->have_ask) {
 		struct buf *r = buf_new();
 
 		show(r, param, v);
@@ -408,13 +510,21 @@ sink_gate(struct session *s, const char *tool, const struct tool_policy *pol,
 	g.tool = tool;
 	g.pol = pol;
 	g.d = d;
-	g.tmp = buf_new();
+	g.idents = BNC_SWEPT_IDENTS_MAX;
 	for (i = 0; i < pol->nsink; i++) {
 		if (is_empty(value_get(args, pol->sink_params[i])))
 			missing++;
 		else
 			present++;
 	}
+	/* a sweep's work is bounded by the number of arguments too */
+	if ((present == 0 || missing > 0) &&
+	    args->u.o.n > BNC_SWEEP_ARGS_MAX) {
+		set(d, VERDICT_DENY, "sink_gate", "too many arguments to judge "
+		    "(more than %d)", BNC_SWEEP_ARGS_MAX);
+		return;
+	}
+	g.tmp = buf_new();
 	for (i = 0; i < pol->nsink && !g.tainted; i++)
 		if (!is_empty(value_get(args, pol->sink_params[i])))
 			flatten(&g, pol->sink_params[i],
@@ -425,7 +535,8 @@ sink_gate(struct session *s, const char *tool, const struct tool_policy *pol,
 		if (is_declared(pol, k))
 			continue;
 		if (present == 0 || (missing > 0 && policy_dest_name(k))) {
-			sink_note(d, k);
+			if (!is_empty(args->u.o.m[i].val))
+				sink_note(d, k);
 			flatten(&g, k, args->u.o.m[i].val, 0, 0);
 		} else if (missing > 0)
 			flatten(&g, k, args->u.o.m[i].val, 0, 1);

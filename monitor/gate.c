@@ -26,6 +26,7 @@
 #include "decide.h"
 #include "log.h"
 #include "monitor.h"
+#include "utf8.h"
 #include "value.h"
 #include "xmalloc.h"
 
@@ -247,23 +248,26 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 	decide_call(s, tool, e, args, flags, &d);
 	/* An ask nobody can answer is a deny, and is recorded as one. */
 	if (d.verdict == VERDICT_ASK && !client_can_elicit(s)) {
-		snprintf(reason, sizeof(reason), "%.900s; no human could be "
+		snprintf(reason, sizeof(reason), "%.*s; no human could be "
 		    "asked (the client does not support elicitation)",
-		    d.reason);
+		    (int)utf8_cut(d.reason, strlen(d.reason), 900), d.reason);
 		d.verdict = VERDICT_DENY;
 		memcpy(d.reason, reason, sizeof(d.reason) - 1);
 		d.reason[sizeof(d.reason) - 1] = '\0';
+		utf8_trim(d.reason);
 	} else if (d.verdict == VERDICT_ASK && a == NULL &&
 	    s->nasks >= BNC_ASKS_MAX) {
 		d.verdict = VERDICT_DENY;
 		snprintf(d.reason, sizeof(d.reason), "too many calls are "
 		    "waiting for a human");
 	} else if (d.verdict == VERDICT_ASK && a != NULL && a->rounds <= 1) {
-		snprintf(reason, sizeof(reason), "%.900s; too many questions "
-		    "for one call", d.reason);
+		snprintf(reason, sizeof(reason), "%.*s; too many questions "
+		    "for one call", (int)utf8_cut(d.reason, strlen(d.reason),
+		    900), d.reason);
 		d.verdict = VERDICT_DENY;
 		memcpy(d.reason, reason, sizeof(d.reason) - 1);
 		d.reason[sizeof(d.reason) - 1] = '\0';
+		utf8_trim(d.reason);
 	}
 	record_decision(s, tool, e, args, &d);
 	switch (d.verdict) {
@@ -348,6 +352,7 @@ ask_deny(struct session *s, struct ask *a, const char *why)
 	char reason[BNC_REASON_MAX + 64];
 
 	snprintf(reason, sizeof(reason), "%s (%s)", a->reason, why);
+	utf8_trim(reason);
 	if (record(s, a->tool, surface_find(s, a->tool),
 	    value_get(a->params, "arguments"), "deny", a->contract, reason,
 	    (const char *const *)a->sinks, a->nsinks) != 0)
@@ -434,6 +439,7 @@ gate_cancel(struct session *s, const struct rpc_id *cid)
 			continue;
 		snprintf(reason, sizeof(reason), "%s (the client cancelled "
 		    "the call)", a->reason);
+		utf8_trim(reason);
 		if (record(s, a->tool, surface_find(s, a->tool),
 		    value_get(a->params, "arguments"), "deny", a->contract,
 		    reason, (const char *const *)a->sinks, a->nsinks) != 0)

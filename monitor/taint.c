@@ -127,6 +127,8 @@
 #include "xmalloc.h"
 
 #define GRAM		BNC_TAINT_MIN_LEN	/* q of the dense index */
+#define IDENT_MAX	BNC_TAINT_IDENT_MAX	/* an identity scan's reach */
+#define SCHEME_MAX	32		/* a scheme's letters before its ':' */
 #define GRAM_MASK	((UINT64_C(1) << (8 * GRAM)) - 1)
 #define LGRAM		16		/* q of the sampled index */
 #define LSTEP		3		/* it samples every 8th position */
@@ -532,11 +534,11 @@ ident_email(const unsigned char *n, size_t m, size_t a, size_t *o, size_t *l)
 {
 	size_t b = a, e = a + 1;
 
-	while (b > 0 && (cls[n[b - 1]] & C_LOCAL))
+	while (b > 0 && a - b < IDENT_MAX && (cls[n[b - 1]] & C_LOCAL))
 		b--;
 	while (b < a && n[b] == '.')
 		b++;
-	while (e < m && (cls[n[e]] & C_DOMAIN))
+	while (e < m && e - a < IDENT_MAX && (cls[n[e]] & C_DOMAIN))
 		e++;
 	while (e > a + 1 && (n[e - 1] == '.' || n[e - 1] == '-'))
 		e--;
@@ -553,14 +555,14 @@ ident_host(const unsigned char *n, size_t m, size_t c, size_t *o, size_t *l)
 {
 	size_t b = c, s, e, i;
 
-	while (b > 0 && (cls[n[b - 1]] & C_SCHEME))
+	while (b > 0 && c - b < SCHEME_MAX && (cls[n[b - 1]] & C_SCHEME))
 		b--;
 	while (b < c && !(n[b] >= 'a' && n[b] <= 'z'))
 		b++;
 	if (b == c)
 		return 0;
 	s = c + 3;
-	for (e = s; e < m && !(cls[n[e]] & C_STOP); e++)
+	for (e = s; e < m && e - s < IDENT_MAX && !(cls[n[e]] & C_STOP); e++)
 		;
 	for (i = s; i < e; i++)		/* after any userinfo */
 		if (n[i] == '@')
@@ -591,7 +593,7 @@ ident_addr(const unsigned char *n, size_t m, size_t c, size_t *o, size_t *l)
 {
 	size_t b = c, e, i;
 
-	while (b > 0 && (cls[n[b - 1]] & C_SCHEME))
+	while (b > 0 && c - b < SCHEME_MAX && (cls[n[b - 1]] & C_SCHEME))
 		b--;
 	/* a scheme starts a value or follows a space or an opening mark */
 	if (b > 0 && !(cls[n[b - 1]] & C_OPEN))
@@ -606,7 +608,7 @@ ident_addr(const unsigned char *n, size_t m, size_t c, size_t *o, size_t *l)
 	e = c + 1;
 	if (e < m && n[e] == '#')
 		e++;
-	while (e < m && !(cls[n[e]] & C_STOP))
+	while (e < m && e - (c + 1) < IDENT_MAX && !(cls[n[e]] & C_STOP))
 		e++;
 	if (e == c + 1)
 		return 0;
@@ -617,8 +619,10 @@ ident_addr(const unsigned char *n, size_t m, size_t c, size_t *o, size_t *l)
 
 /*
  * The next identity at or after *i in n[0..m): its span in *o, *l.
- * Linear over the whole of n: each scan stops at a byte the next scan
- * of the same kind starts after.
+ * Each scan reads at most IDENT_MAX bytes on either side of the mark
+ * that starts it (SCHEME_MAX before a scheme's ':'), so a pass over n is
+ * linear whatever n holds; a longer identity is cut to IDENT_MAX bytes,
+ * a substring of it, which occurs wherever the whole does.
  */
 static int
 ident_next(const unsigned char *n, size_t m, size_t *i, size_t *o, size_t *l)
@@ -1508,7 +1512,7 @@ taint_lookup(const struct taint *t, const char *s, size_t len)
 {
 	unsigned char stackbuf[256], *n;
 	struct probe whole, id;
-	size_t m, i, o, l, po = 0, pl = 0;
+	size_t m, i, o, l, po = 0, pl = 0, nid = 0;
 	enum taint_found r, res = TAINT_ABSENT;
 	int absent = 0;
 
@@ -1533,6 +1537,11 @@ taint_lookup(const struct taint *t, const char *s, size_t len)
 	for (i = 0; ident_next(n, m, &i, &o, &l);) {
 		if (l < TAINT_MIN_LEN || l == m || (o == po && l == pl))
 			continue;
+		if (++nid > BNC_TAINT_IDENTS_MAX) {
+			/* more than a value holds: bounded work, fail closed */
+			res = TAINT_UNSURE;
+			goto out;
+		}
 		po = o;
 		pl = l;
 		probe_start(t, &id, n + o, l);
@@ -1554,29 +1563,46 @@ taint_lookup(const struct taint *t, const char *s, size_t len)
 }
 
 enum taint_found
-taint_lookup_idents(const struct taint *t, const char *s, size_t len)
+taint_lookup_idents(const struct taint *t, const char *s, size_t len,
+    int (*pass)(void *, const char *, size_t), void *arg, size_t *budget,
+    char *found, size_t foundlen)
 {
 	unsigned char stackbuf[256], *n;
 	struct probe id;
 	size_t m, i, o, l, po = 0, pl = 0;
 	enum taint_found r, res = TAINT_ABSENT;
 
+	if (found != NULL && foundlen > 0)
+		found[0] = '\0';
 	if (t == NULL || len == 0)
 		return TAINT_ABSENT;
-	n = len <= sizeof(stackbuf) ? stackbuf : xmalloc(len);
+	n = len <= sizeof(stackbuf) ? stackbuf : xmalloc(len + 1);
 	m = taint_normalise(s, len, (char *)n);
 	for (i = 0; ident_next(n, m, &i, &o, &l);) {
 		if (l < TAINT_MIN_LEN || (o == po && l == pl))
 			continue;
 		po = o;
 		pl = l;
-		probe_start(t, &id, n + o, l);
-		if ((r = probe_finish(t, &id)) == TAINT_FOUND) {
-			res = r;
+		if (*budget == 0) {
+			/* bounded work per call: what is left is unknown */
+			res = TAINT_UNSURE;
 			break;
 		}
-		if (r == TAINT_UNSURE)
-			res = r;
+		(*budget)--;
+		if (pass != NULL && pass(arg, (const char *)n + o, l))
+			continue;
+		probe_start(t, &id, n + o, l);
+		if ((r = probe_finish(t, &id)) == TAINT_ABSENT)
+			continue;
+		/* the deciding identity, as normalised: the one found, else
+		 * the first the lookup could not rule out */
+		if ((r == TAINT_FOUND || res == TAINT_ABSENT) &&
+		    found != NULL && foundlen > 0)
+			snprintf(found, foundlen, "%.*s", (int)l,
+			    (const char *)n + o);
+		res = r;
+		if (r == TAINT_FOUND)
+			break;
 	}
 	if (n != stackbuf)
 		free(n);

@@ -66,12 +66,19 @@ void	taint_add_result(struct taint *, const struct value *);
 int	taint_check(const struct taint *, const char *s, size_t len);
 enum taint_found taint_lookup(const struct taint *, const char *s,
 	    size_t len);
-/* The destination identities inside s only (its e-mail addresses, URL
+/*
+ * The destination identities inside s only (its e-mail addresses, URL
  * hosts, scheme addresses), not s as a whole: for text that is content,
  * whose words may well occur in output, but whose addresses must not
- * come from it. */
+ * come from it.  An identity for which pass(arg, ident, len) returns 1
+ * (a trusted one) is passed over.  Each identity spends one unit of
+ * *budget, shared by the caller's lookups; when none is left the answer
+ * is TAINT_UNSURE.  The identity that decided a FOUND or UNSURE answer
+ * (normalised; empty if the budget ran out) is put in found.
+ */
 enum taint_found taint_lookup_idents(const struct taint *, const char *s,
-	    size_t len);
+	    size_t len, int (*pass)(void *, const char *, size_t), void *arg,
+	    size_t *budget, char *found, size_t foundlen);
 
 /* 1 once the cap was hit and old output dropped: the gate must then ask
  * for values it would have found unmatched (DESIGN 5). */

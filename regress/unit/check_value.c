@@ -590,6 +590,33 @@ START_TEST(test_utf8_valid)
 }
 END_TEST
 
+/* Cutting text (a reason) never leaves half a character. */
+START_TEST(test_utf8_cut_trim)
+{
+	char s[16];
+
+	ck_assert_uint_eq(utf8_cut("a\xc3\xa9" "b", 4, 2), 1);
+	ck_assert_uint_eq(utf8_cut("a\xc3\xa9" "b", 4, 3), 3);
+	ck_assert_uint_eq(utf8_cut("a\xc3\xa9" "b", 4, 9), 4);
+	ck_assert_uint_eq(utf8_cut("\xf0\x9f\x98\x80", 4, 3), 0);
+	strcpy(s, "ab\xc3");			/* as snprintf cuts it */
+	utf8_trim(s);
+	ck_assert_str_eq(s, "ab");
+	strcpy(s, "ab\xf0\x9f\x98");
+	utf8_trim(s);
+	ck_assert_str_eq(s, "ab");
+	strcpy(s, "ab\xc3\xa9");		/* whole: kept */
+	utf8_trim(s);
+	ck_assert_str_eq(s, "ab\xc3\xa9");
+	strcpy(s, "\xf0\x9f\x98\x80");
+	utf8_trim(s);
+	ck_assert_str_eq(s, "\xf0\x9f\x98\x80");
+	strcpy(s, "");
+	utf8_trim(s);
+	ck_assert_str_eq(s, "");
+}
+END_TEST
+
 /* limits */
 
 START_TEST(test_depth_cap)
@@ -1121,6 +1148,7 @@ value_suite(void)
 	tcase_add_test(tc, test_trailing_left);
 	tcase_add_test(tc, test_canonical);
 	tcase_add_test(tc, test_utf8_valid);
+	tcase_add_test(tc, test_utf8_cut_trim);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");
