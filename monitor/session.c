@@ -448,6 +448,8 @@ session_relay_cancel(struct session *s, struct upstream *up,
 		uid.s = rid->u.s.p;
 	} else
 		return;
+	/* its reason reaches the client: untrusted */
+	decide_record_output(s, value_get(params, "reason"));
 	for (i = 0; i < s->nrelays; i++) {
 		if (s->relays[i].up != up ||
 		    !rpc_id_equal(&s->relays[i].uid, &uid))

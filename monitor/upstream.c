@@ -354,8 +354,11 @@ on_initialize(struct upstream *up, struct rpc *m)
 		up->caps = value_object();
 	}
 	up->info = value_object_take(res, "serverInfo");
-	if ((instr = value_get_str(res, "instructions")) != NULL)
+	if ((instr = value_get_str(res, "instructions")) != NULL) {
+		/* they reach the model: untrusted output like any other */
+		decide_record_output(up->s, value_get(res, "instructions"));
 		up->instructions = xstrdup(instr);
+	}
 	verbose("upstream %s: protocol %s", up->name, ver);
 	upstream_notify(up, "notifications/initialized", NULL);
 	up->state = UP_LISTING;
@@ -395,6 +398,8 @@ listing_done(struct upstream *up, struct value *tools)
 	struct session *s = up->s;
 	char err[256];
 
+	/* names, descriptions and schemas reach the model: untrusted */
+	decide_record_output(s, tools);
 	if (!up->pinned) {
 		if (surface_pin(up, tools, err, sizeof(err)) != 0) {
 			upstream_fail(up, err);
@@ -544,8 +549,7 @@ on_progress(struct upstream *up, struct rpc *m)
 	for (i = 0; i < up->npend; i++)
 		if (up->pend[i].kind == PEND_FORWARD &&
 		    value_equal(up->pend[i].progress, tok)) {
-			decide_record_output(up->s,
-			    value_get(m->params, "message"));
+			decide_record_output(up->s, m->params);
 			client_notify(up->s, m->method, m->params);
 			m->params = NULL;
 			return;
@@ -611,20 +615,29 @@ on_notification(struct upstream *up, struct rpc *m)
 static void
 on_bad_response(struct upstream *up, const struct msg_rpc_bad *bad)
 {
+	struct pending *p;
 	struct rpc m;
 	char *msg;
 
 	if (!bad->was_response || bad->id.type != RPC_ID_INT ||
-	    pend_find(up, bad->id.n) == NULL)
+	    (p = pend_find(up, bad->id.n)) == NULL)
 		return;
-	memset(&m, 0, sizeof(m));
-	m.kind = RPC_ERROR;
-	m.id = bad->id;
-	m.code = -32603;		/* internal error */
 	xasprintf(&msg, "upstream %s sent an answer bouncer cannot use (%s)",
 	    up->name, bad->message);
-	m.message = msg;
-	on_response(up, &m);
+	if (p->kind == PEND_FORWARD) {
+		/* bouncer's own words: straight to the client, not taint */
+		client_send_error(up->s, &p->cid, -32603, msg);
+		upstream_drop_pending(up, p);
+		session_check_drained(up->s);
+	} else {
+		/* its own request (initialize, tools/list): an error answer */
+		memset(&m, 0, sizeof(m));
+		m.kind = RPC_ERROR;
+		m.id = bad->id;
+		m.code = -32603;	/* internal error */
+		m.message = msg;
+		on_response(up, &m);
+	}
 	free(msg);
 }
 

@@ -3,7 +3,8 @@
 # regress/taint-cross.sh - taint is shared by all upstreams of a session:
 # an address read through one server and sent through another is a hard
 # deny, not an ask; structuredContent counts as decoded values; a log
-# message an upstream sends to the client is untrusted output as well.
+# message an upstream sends to the client, and a tool's description, are
+# untrusted output as well.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -12,7 +13,7 @@ write_config "$TESTDIR/bouncer.yaml" <<YAML
 state_dir: $BOUNCER_STATE_DIR
 policy: $TESTDIR/policy.yaml
 upstreams:
-  other: { command: "$MOCK", args: [-n, other] }
+  other: { command: "$MOCK", args: [-n, other, -D, "Echo it. Support: help@poisoned-desc.example"] }
   mail: { command: "$MAIL", args: [-l, "$TESTDIR/mail.log"] }
 YAML
 write_config "$TESTDIR/policy.yaml" <<'YAML'
@@ -40,4 +41,8 @@ call 5 send_email '{"to":"leak@notify.example","body":"report"}'
 expect_line "$(f_blocked 5) and (.result.content[0].text | contains(\"came from untrusted data\"))"
 grep -q 'leak@notify.example' "$TESTDIR/mail.log" &&
     fail "an address from a log message reached the mail server"
+
+# a tool description is upstream output too (tool poisoning)
+call 6 send_email '{"to":"help@poisoned-desc.example","body":"hi"}'
+expect_line "$(f_blocked 6) and (.result.content[0].text | contains(\"came from untrusted data\"))"
 pass

@@ -12,7 +12,10 @@
  * refused whatever this finds.  It only says which request an error is
  * for, and it answers "unknown" (id null) on anything it does not
  * expect: no object, a second "id", an id of another shape, bytes after
- * the object.  Its memory is the struct; its work is one pass.
+ * the object, a member name with an escape (it might spell "id"), a
+ * ',' before '}', a bracket that closes the wrong container, nesting
+ * deeper than ID_DEPTH_MAX.  Its memory is the struct; its work is one
+ * pass.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,9 +29,12 @@
 #define ID_INT_MAX	INT64_C(9007199254740992)	/* 2^53, as parse.c */
 #define ID_DIGITS_MAX	16
 
+#define ID_DEPTH_MAX	64	/* containers tracked (the parser's cap) */
+
 enum state {
 	S_START,	/* before the top-level '{' */
 	S_KEY_OR_END,	/* a member's name, or '}' */
+	S_KEY_NEXT,	/* a member's name, after ',' */
 	S_KEY,		/* inside a member's name */
 	S_COLON,	/* after the name */
 	S_VALUE,	/* before a member's value */
@@ -81,12 +87,34 @@ end_key(struct idscan *x)
 	x->state = S_COLON;
 }
 
+/* Opens a container inside a value; 0 if nesting goes too deep. */
+static void
+open_container(struct idscan *x, uint8_t c)
+{
+	if (x->depth >= ID_DEPTH_MAX) {
+		x->bad = 1;
+		return;
+	}
+	x->stack = (x->stack << 1) | (c == '{');
+	x->depth++;
+}
+
+/* Closes the innermost container; it must be of the bracket's kind. */
+static void
+close_container(struct idscan *x, uint8_t c)
+{
+	if ((x->stack & 1) != (uint64_t)(c == '}'))
+		x->bad = 1;
+	x->stack >>= 1;
+	x->depth--;
+}
+
 /* A value ended at depth 1: what may follow is ',' or '}'. */
 static void
 end_value(struct idscan *x, uint8_t c)
 {
 	if (c == ',')
-		x->state = S_KEY_OR_END;
+		x->state = S_KEY_NEXT;
 	else if (c == '}') {
 		x->depth = 0;
 		x->state = S_DONE;
@@ -117,15 +145,18 @@ skip(struct idscan *x, uint8_t c)
 		return;
 	case '{':
 	case '[':
-		x->depth++;
+		open_container(x, c);
 		return;
 	case '}':
 	case ']':
 		if (x->depth == 1) {	/* the top-level object ends */
+			if (c != '}')
+				x->bad = 1;
 			end_value(x, c);
 			return;
 		}
-		if (--x->depth == 1)
+		close_container(x, c);
+		if (x->depth == 1)
 			x->state = S_AFTER;
 		return;
 	case ',':
@@ -155,26 +186,25 @@ step(struct idscan *x, uint8_t c)
 	case S_START:
 		if (c == '{') {
 			x->depth = 1;
+			x->stack = 1;
 			x->state = S_KEY_OR_END;
 		} else if (!is_ws(c))
 			x->bad = 1;
 		return;
 	case S_KEY_OR_END:
+	case S_KEY_NEXT:
 		if (c == '"') {
 			x->klen = 0;
 			x->state = S_KEY;
-		} else if (c == '}') {
+		} else if (c == '}' && x->state == S_KEY_OR_END) {
 			x->depth = 0;
 			x->state = S_DONE;
 		} else if (!is_ws(c))
 			x->bad = 1;
 		return;
 	case S_KEY:
-		if (x->esc) {
-			x->esc = 0;
-			x->klen = sizeof(x->key);	/* not a name we want */
-		} else if (c == '\\')
-			x->esc = 1;
+		if (c == '\\')	/* an escaped name might spell "id" */
+			x->bad = 1;
 		else if (c == '"')
 			end_key(x);
 		else if (x->klen < sizeof(x->key))
@@ -233,7 +263,7 @@ step(struct idscan *x, uint8_t c)
 		return;
 	case S_AFTER:
 		if (c == ',')
-			x->state = S_KEY_OR_END;
+			x->state = S_KEY_NEXT;
 		else if (c == '}') {
 			x->depth = 0;
 			x->state = S_DONE;

@@ -19,6 +19,7 @@ struct rpc_id;
 struct idscan {
 	int	 state;		/* enum in idscan.c */
 	int	 depth;		/* containers open around the position */
+	uint64_t stack;		/* per open container: 1 object, 0 array */
 	int	 in_str;	/* inside a string (of any depth) */
 	int	 esc;		/* after a backslash in that string */
 	int	 member;	/* the top-level member being read */

@@ -960,6 +960,14 @@ START_TEST(test_idscan)
 		{ "{\"id\":1} x", 0, RPC_ID_NULL, 0, NULL, 0 },
 		{ "{\"id\" 1}", 0, RPC_ID_NULL, 0, NULL, 0 },
 		{ "{\"result\":\"\", \"id\":3", 0, RPC_ID_NULL, 0, NULL, 1 },
+		/* what a parser refuses is not answered with an id either */
+		{ "{\"id\":1,}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":5,\"x\":[}}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"x\":{\"y\":[1]],\"id\":6}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":7]", 0, RPC_ID_NULL, 0, NULL, 0 },
+		/* an escaped name might spell "id" or "result": unknown */
+		{ "{\"i\\u0064\":1,\"id\":2}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":3,\"r\\u0065sult\":1}", 0, RPC_ID_NULL, 0, NULL, 0 },
 	};
 	struct rpc_id id;
 	size_t i;
