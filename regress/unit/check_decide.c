@@ -377,6 +377,32 @@ START_TEST(test_no_sinks_declared)
 }
 END_TEST
 
+/* A call that sweeps has a bounded number of arguments to judge. */
+START_TEST(test_sweep_args_bound)
+{
+	static const char *const tools[] = { "post", NULL };
+	struct value *a;
+	char k[32];
+	int i;
+
+	start("post: { exfiltrating: true }\n", tools);
+	a = value_object();
+	for (i = 0; i < BNC_SWEEP_ARGS_MAX; i++) {
+		snprintf(k, sizeof(k), "a%d", i);
+		value_object_put(a, k, value_null());
+	}
+	/* at the bound: judged (nothing to ask about but the call) */
+	expect("post", a, CALL, VERDICT_ALLOW, NULL, NULL);
+	a = value_object();
+	for (i = 0; i <= BNC_SWEEP_ARGS_MAX; i++) {
+		snprintf(k, sizeof(k), "a%d", i);
+		value_object_put(a, k, value_null());
+	}
+	expect("post", a, CALL, VERDICT_DENY, "sink_gate",
+	    "too many arguments to judge (more than 1024)");
+}
+END_TEST
+
 START_TEST(test_trust_order)
 {
 	start(mail_policy, mail_tools);
@@ -507,6 +533,7 @@ decide_suite(void)
 	tcase_add_test(tc, test_paths);
 	tcase_add_test(tc, test_sweeps);
 	tcase_add_test(tc, test_no_sinks_declared);
+	tcase_add_test(tc, test_sweep_args_bound);
 	suite_add_tcase(su, tc);
 	return su;
 }
