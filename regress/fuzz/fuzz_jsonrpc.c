@@ -7,8 +7,11 @@
  * What parse_line accepts must obey every cap of the IPC codec (it
  * encodes and decodes to an equal message), and rpc_render must turn it
  * into one line that parses back to an equal message.  What it refuses
- * must make a valid MSG_RPC_BAD.  It must never test anything but the
- * public APIs of parse.h, value-json.h and msg.h.
+ * must make a valid MSG_RPC_BAD.  idscan.c, which reads the id of a line
+ * too long to parse, must say the same fed whole or in two pieces, and
+ * an id it reports for a line parse_line accepts must be that line's.
+ * It must never test anything but the public APIs of parse.h, idscan.h,
+ * value-json.h and msg.h.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 #include "buf.h"
 #include "bounds.h"
 #include "fuzz.h"
+#include "idscan.h"
 #include "msg.h"
 #include "parse.h"
 #include "utf8.h"
@@ -86,18 +90,49 @@ rerender(const struct rpc *m)
 	buf_free(b);
 }
 
+/* idscan on the same bytes: its answer whole and in two pieces. */
+static void
+scan_check(const uint8_t *data, size_t size, int status,
+    const struct rpc *rpc)
+{
+	struct idscan x, y;
+	struct rpc_id a, b;
+	size_t cut = size > 0 ? data[0] % (size + 1) : 0;
+	int ra, rb, wa, wb;
+
+	idscan_init(&x);
+	idscan_feed(&x, data, size);
+	idscan_init(&y);
+	idscan_feed(&y, data, cut);
+	idscan_feed(&y, data + cut, size - cut);
+	ra = idscan_result(&x, &a, &wa);
+	rb = idscan_result(&y, &b, &wb);
+	FUZZ_CHECK(ra == rb && wa == wb && rpc_id_equal(&a, &b));
+	if (status == PARSE_RPC) {
+		if (ra)
+			FUZZ_CHECK(rpc_id_equal(&a, &rpc->id));
+		if (rpc->kind == RPC_RESULT || rpc->kind == RPC_ERROR)
+			FUZZ_CHECK(wa);
+	}
+	rpc_id_clear(&a);
+	rpc_id_clear(&b);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int ready;
 	struct msg_rpc_bad bad;
 	struct rpc rpc;
+	int status;
 
 	if (!ready) {
 		parse_init();
 		ready = 1;
 	}
-	switch (parse_line((const char *)data, size, &rpc, &bad)) {
+	status = parse_line((const char *)data, size, &rpc, &bad);
+	scan_check(data, size, status, &rpc);
+	switch (status) {
 	case PARSE_SKIP:
 		FUZZ_CHECK(rpc.kind == 0 && bad.message == NULL);
 		break;
