@@ -5,8 +5,8 @@
  * tools (echo, add, slow, elicit, roots, pingback, log, rugpull, crash,
  * big, env) plus filler tools, optional prompts and resources, paging,
  * garbage on stdout, tools/list answers held back after a rug pull (-L),
- * a description of echo's given on the command line (-D) and a log of
- * every line it received, so a scenario can prove what did
+ * a description of echo's (-D) and instructions (-N) given on the
+ * command line, and a log of every line it received, so a scenario can prove what did
  * and did not reach it.  Single-threaded: poll() on
  * stdin with timers, so a slow call never holds up other requests.
  *
@@ -105,6 +105,7 @@ static int	 opt_ignore_eof;
 
 static int	 rugpulled;
 static const char *opt_desc;		/* -D: echo's description instead */
+static const char *opt_instr;		/* -N: initialize's instructions */
 static long	 opt_list_delay;	/* -L: ms before a tools/list answer
 					 * after the rug pull */
 static int	 list_now;		/* answering a held-back tools/list */
@@ -537,6 +538,8 @@ m_initialize(cJSON *id, cJSON *params)
 	info = cJSON_AddObjectToObject(r, "serverInfo");
 	cJSON_AddStringToObject(info, "name", opt_name);
 	cJSON_AddStringToObject(info, "version", "1.0.0");
+	if (opt_instr != NULL)
+		cJSON_AddStringToObject(r, "instructions", opt_instr);
 	respond(id, r);
 }
 
@@ -1065,9 +1068,9 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: mock-upstream [-GIP] [-D description] "
-	    "[-L ms] [-l logfile] [-n name]\n"
-	    "                     [-p pagesize] [-R uri] [-t ntools] "
-	    "[-v version]\n");
+	    "[-L ms] [-l logfile] [-N instructions]\n"
+	    "                     [-n name] [-p pagesize] [-R uri] "
+	    "[-t ntools] [-v version]\n");
 	exit(2);
 }
 
@@ -1077,10 +1080,13 @@ main(int argc, char *argv[])
 	const char *logfile = NULL;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "D:GIL:l:n:PR:p:t:v:")) != -1) {
+	while ((ch = getopt(argc, argv, "D:GIL:l:N:n:PR:p:t:v:")) != -1) {
 		switch (ch) {
 		case 'D':
 			opt_desc = optarg;
+			break;
+		case 'N':
+			opt_instr = optarg;
 			break;
 		case 'L':
 			opt_list_delay = numarg(optarg, 60000, ch);
