@@ -346,17 +346,26 @@ gate_release_held(struct upstream *up)
 	free(h);
 }
 
+/* Records the call an ask was for as denied, for why; the reason in
+ * reason[BNC_REASON_MAX + 64]. */
+static void
+ask_record_deny(struct session *s, struct ask *a, const char *why,
+    char *reason)
+{
+	snprintf(reason, BNC_REASON_MAX + 64, "%s (%s)", a->reason, why);
+	utf8_trim(reason);
+	if (record(s, a->tool, surface_find(s, a->tool),
+	    value_get(a->params, "arguments"), "deny", a->contract, reason,
+	    (const char *const *)a->sinks, a->nsinks) != 0)
+		error("audit: cannot record the denied ask");
+}
+
 static void
 ask_deny(struct session *s, struct ask *a, const char *why)
 {
 	char reason[BNC_REASON_MAX + 64];
 
-	snprintf(reason, sizeof(reason), "%s (%s)", a->reason, why);
-	utf8_trim(reason);
-	if (record(s, a->tool, surface_find(s, a->tool),
-	    value_get(a->params, "arguments"), "deny", a->contract, reason,
-	    (const char *const *)a->sinks, a->nsinks) != 0)
-		error("audit: cannot record the refused ask");
+	ask_record_deny(s, a, why, reason);
 	deny_call(s, &a->cid, a->tool, a->contract, reason);
 	ask_remove(s, a);
 }
@@ -437,13 +446,7 @@ gate_cancel(struct session *s, const struct rpc_id *cid)
 		a = s->asks[i];
 		if (!rpc_id_equal(&a->cid, cid))
 			continue;
-		snprintf(reason, sizeof(reason), "%s (the client cancelled "
-		    "the call)", a->reason);
-		utf8_trim(reason);
-		if (record(s, a->tool, surface_find(s, a->tool),
-		    value_get(a->params, "arguments"), "deny", a->contract,
-		    reason, (const char *const *)a->sinks, a->nsinks) != 0)
-			error("audit: cannot record the cancelled ask");
+		ask_record_deny(s, a, "the client cancelled the call", reason);
 		logit("deny %s: %s: %s", a->tool, a->contract, reason);
 		params = value_object();
 		value_object_put(params, "requestId", value_int(a->sid));
