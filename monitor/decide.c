@@ -21,6 +21,7 @@
 #include "buf.h"
 #include "conffile.h"
 #include "decide.h"
+#include "log.h"
 #include "monitor.h"
 #include "pathcheck.h"
 #include "policy.h"
@@ -300,6 +301,41 @@ pass_trusted(void *arg, const char *s, size_t len)
 	return is_trusted(pc->g, pc->param, s, len);
 }
 
+/* The call asks about content value v of param (the first ask wins). */
+static void
+content_ask(struct gate *g, const char *param, const struct value *v)
+{
+	g->have_ask = 1;
+	if (g->d->ask_value != NULL)
+		return;
+	g->d->ask_param = xstrdup(param);
+	g->d->ask_value = xmemdup(v->u.s.p, v->u.s.len + 1);
+	g->d->ask_len = v->u.s.len;
+}
+
+/*
+ * Content v of param named an identity that is not in the retained
+ * output, after the index dropped some: it may have come from what was
+ * dropped.  Unproven, so asked about (never denied), as DESIGN 5 has the
+ * gate get stricter after eviction.
+ */
+static void
+drop_ask(struct gate *g, const char *param, const struct value *v,
+    const char *what)
+{
+	struct buf *b;
+
+	if (g->have_ask)
+		return;
+	b = buf_new();
+	show(b, param, v);
+	set(g->d, VERDICT_ASK, "sink_gate", "%s %s may have come from output "
+	    "the session no longer holds (the taint index dropped its oldest "
+	    "output)", what, (const char *)buf_ptr(b));
+	buf_free(b);
+	content_ask(g, param, v);
+}
+
 /*
  * A content scalar: an argument swept because a declared sink is empty,
  * whose name is not destination-shaped.  It is judged by what it names,
@@ -307,27 +343,37 @@ pass_trusted(void *arg, const char *s, size_t len)
  * identifier_like) whole, any other text by the addresses, URL hosts and
  * scheme addresses inside it, each trusted or else looked up.  Tainted
  * denies (or asks, with `tainted: ask'); unproven content is what a
- * message says, not where it goes, and is not asked about.  The reason
- * shows what was found, never the rest of the text.
+ * message says, not where it goes, and is not asked about, until the
+ * taint index has dropped output (DESIGN 5: the gate then gets
+ * stricter): an identity not found may have been in what was dropped,
+ * and is asked about.  The reason shows what was found, never the rest
+ * of the text.
  */
 static void
 judge_content(struct gate *g, const char *param, const char *s, size_t len)
 {
 	char ident[BNC_TAINT_IDENT_MAX + 1];
 	struct pass_ctx pc = { g, param };
-	enum taint_found found = TAINT_ABSENT;
+	enum taint_found found = TAINT_ABSENT, r;
 	const char *what = "swept argument", *how;
 	struct value iv;
-	struct buf *r;
+	struct buf *b;
 
 	iv.type = V_STRING;
 	iv.u.s.p = (char *)(uintptr_t)s;	/* only read: shown */
 	iv.u.s.len = len;
-	if (identifier_like(s, len) && !is_trusted(g, param, s, len))
-		found = taint_lookup(g->s->taint, s, len);
-	if (found == TAINT_ABSENT) {
-		found = taint_lookup_idents(g->s->taint, s, len, pass_trusted,
+	if (identifier_like(s, len) && !is_trusted(g, param, s, len) &&
+	    (found = taint_lookup(g->s->taint, s, len)) == TAINT_ABSENT &&
+	    taint_strict(g->s->taint))
+		found = TAINT_DROPPED;
+	if (found == TAINT_ABSENT || found == TAINT_DROPPED) {
+		r = taint_lookup_idents(g->s->taint, s, len, pass_trusted,
 		    &pc, &g->idents, ident, sizeof(ident));
+		if (r == TAINT_ABSENT && found == TAINT_DROPPED) {
+			drop_ask(g, param, &iv, what);
+			return;
+		}
+		found = r;
 		if (found == TAINT_ABSENT)
 			return;
 		if (ident[0] == '\0') {
@@ -340,27 +386,26 @@ judge_content(struct gate *g, const char *param, const char *s, size_t len)
 		what = "an address in swept argument";
 		iv.u.s.p = ident;
 		iv.u.s.len = strlen(ident);
+		if (found == TAINT_DROPPED) {
+			drop_ask(g, param, &iv, what);
+			return;
+		}
 	}
 	how = found == TAINT_FOUND ? "came from untrusted data" :
 	    "may have come from untrusted data (the lookup could not rule "
 	    "it out)";
-	r = buf_new();
-	show(r, param, &iv);
+	b = buf_new();
+	show(b, param, &iv);
 	if (g->pol->tainted == TAINTED_DENY) {
 		set(g->d, VERDICT_DENY, "sink_gate", "%s %s %s", what,
-		    (const char *)buf_ptr(r), how);
+		    (const char *)buf_ptr(b), how);
 		g->tainted = 1;
 	} else if (!g->have_ask) {
 		set(g->d, VERDICT_ASK, "sink_gate", "%s %s %s", what,
-		    (const char *)buf_ptr(r), how);
-		g->have_ask = 1;
-		if (g->d->ask_value == NULL) {
-			g->d->ask_param = xstrdup(param);
-			g->d->ask_value = xmemdup(iv.u.s.p, iv.u.s.len + 1);
-			g->d->ask_len = iv.u.s.len;
-		}
+		    (const char *)buf_ptr(b), how);
+		content_ask(g, param, &iv);
 	}
-	buf_free(r);
+	buf_free(b);
 }
 
 /*
@@ -644,6 +689,22 @@ decide_call(struct session *s, const char *name,
 }
 
 /*
+ * Says once that the index dropped its oldest output: from then on an
+ * address in swept content that is not found is asked about.
+ */
+static void
+recorded(struct session *s)
+{
+	if (s->taint_dropped || !taint_strict(s->taint))
+		return;
+	s->taint_dropped = 1;
+	logit("session %s: untrusted output passed the taint index's cap "
+	    "(%zu bytes kept); its oldest output is dropped, and addresses "
+	    "in swept arguments that are not found are now asked about",
+	    s->id, taint_retained(s->taint));
+}
+
+/*
  * Everything an upstream returns is untrusted, shared by all upstreams
  * of the session: text blocks, resource contents, structuredContent as
  * decoded values (never escaped JSON text), error texts.  A tool whose
@@ -664,6 +725,7 @@ decide_result(struct session *s, const struct tool_entry *e,
 			return;
 	}
 	taint_add_result(s->taint, result);
+	recorded(s);
 }
 
 void
@@ -671,6 +733,7 @@ decide_error_text(struct session *s, const char *text)
 {
 	if (text != NULL)
 		taint_add_text(s->taint, text, strlen(text));
+	recorded(s);
 }
 
 /*
@@ -683,4 +746,5 @@ decide_record_output(struct session *s, const struct value *v)
 {
 	if (v != NULL)
 		taint_add_value(s->taint, v);
+	recorded(s);
 }

@@ -247,6 +247,7 @@ struct session {
 	char			*cwd;		/* base of relative paths */
 	struct policy		*policy;
 	struct taint		*taint;
+	int			 taint_dropped;	/* said that it dropped output */
 	struct approvals	*approvals;
 	struct audit		*audit;
 	struct budget		*budgets;

@@ -1567,6 +1567,11 @@ taint_lookup_idents(const struct taint *t, const char *s, size_t len,
     int (*pass)(void *, const char *, size_t), void *arg, size_t *budget,
     char *found, size_t foundlen)
 {
+	/* which answer wins over which */
+	static const int rank[] = {
+		[TAINT_ABSENT] = 0, [TAINT_DROPPED] = 1, [TAINT_UNSURE] = 2,
+		[TAINT_FOUND] = 3
+	};
 	unsigned char stackbuf[256], *n;
 	struct probe id;
 	size_t m, i, o, l, po = 0, pl = 0;
@@ -1585,6 +1590,9 @@ taint_lookup_idents(const struct taint *t, const char *s, size_t len,
 		pl = l;
 		if (*budget == 0) {
 			/* bounded work per call: what is left is unknown */
+			if (res != TAINT_UNSURE && found != NULL &&
+			    foundlen > 0)
+				found[0] = '\0';
 			res = TAINT_UNSURE;
 			break;
 		}
@@ -1592,12 +1600,17 @@ taint_lookup_idents(const struct taint *t, const char *s, size_t len,
 		if (pass != NULL && pass(arg, (const char *)n + o, l))
 			continue;
 		probe_start(t, &id, n + o, l);
-		if ((r = probe_finish(t, &id)) == TAINT_ABSENT)
-			continue;
+		if ((r = probe_finish(t, &id)) == TAINT_ABSENT) {
+			if (!t->strict)
+				continue;
+			r = TAINT_DROPPED;
+		}
 		/* the deciding identity, as normalised: the one found, else
-		 * the first the lookup could not rule out */
-		if ((r == TAINT_FOUND || res == TAINT_ABSENT) &&
-		    found != NULL && foundlen > 0)
+		 * the first the lookup could not rule out, else the first
+		 * that may have been dropped */
+		if (rank[r] <= rank[res])
+			continue;
+		if (found != NULL && foundlen > 0)
 			snprintf(found, foundlen, "%.*s", (int)l,
 			    (const char *)n + o);
 		res = r;

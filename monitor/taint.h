@@ -28,7 +28,9 @@ struct value;
 enum taint_found {
 	TAINT_ABSENT = 0,	/* provably not in retained output */
 	TAINT_FOUND = 1,	/* occurs in one retained output */
-	TAINT_UNSURE = 2	/* the lookup's work bound ran out first */
+	TAINT_UNSURE = 2,	/* the lookup's work bound ran out first */
+	TAINT_DROPPED = 3	/* not retained, but output was dropped
+				 * (taint_lookup_idents only) */
 };
 
 /*
@@ -73,7 +75,10 @@ enum taint_found taint_lookup(const struct taint *, const char *s,
  * come from it.  An identity for which pass(arg, ident, len) returns 1
  * (a trusted one) is passed over.  Each identity spends one unit of
  * *budget, shared by the caller's lookups; when none is left the answer
- * is TAINT_UNSURE.  The identity that decided a FOUND or UNSURE answer
+ * is TAINT_UNSURE.  Once the index is strict (taint_strict), an identity
+ * looked up and not found may have been in the output that was dropped:
+ * the answer is then TAINT_DROPPED unless another identity is FOUND or
+ * UNSURE.  The identity that decided a FOUND, UNSURE or DROPPED answer
  * (normalised; empty if the budget ran out) is put in found.
  */
 enum taint_found taint_lookup_idents(const struct taint *, const char *s,

@@ -697,6 +697,15 @@ START_TEST(test_min_len)
 END_TEST
 
 /* Fills exactly n bytes of the stream: first, then 99-byte outputs. */
+static int
+pass_all(void *arg, const char *s, size_t len)
+{
+	(void)arg;
+	(void)s;
+	(void)len;
+	return 1;
+}
+
 static void
 fill(struct taint *x, const char *first, size_t n)
 {
@@ -767,6 +776,43 @@ START_TEST(test_eviction_drops_oldest)
 	 * tables, a minimal token cache and the struct */
 	ck_assert_uint_le(taint_bytes(x), 8 * BNC_TAINT_CAP_MIN +
 	    2 * 1024 * 8 + 64 * 64 + 4096);
+	taint_free(x);
+}
+END_TEST
+
+/* After eviction, an identity of content not found may have been
+ * dropped: TAINT_DROPPED, which a found one still beats. */
+START_TEST(test_idents_after_eviction)
+{
+	struct taint *x = taint_new_keyed(BNC_TAINT_CAP_MIN, KEY);
+	size_t budget = 100;
+	char found[64];
+
+	fill(x, "write to old-leak@evil.example now", BNC_TAINT_CAP_MIN);
+	ck_assert_int_eq(taint_lookup_idents(x, "cc new@fresh.example", 20,
+	    NULL, NULL, &budget, found, sizeof(found)), TAINT_ABSENT);
+	ck_assert_str_eq(found, "");
+	taint_add_text(x, "and recent@evil.example", 23);
+	ck_assert_int_eq(taint_strict(x), 1);
+	ck_assert_int_eq(taint_lookup_idents(x, "cc new@fresh.example", 20,
+	    NULL, NULL, &budget, found, sizeof(found)), TAINT_DROPPED);
+	ck_assert_str_eq(found, "new@fresh.example");
+	ck_assert_int_eq(taint_lookup_idents(x, "to old-leak@evil.example",
+	    24, NULL, NULL, &budget, found, sizeof(found)), TAINT_DROPPED);
+	ck_assert_str_eq(found, "old-leak@evil.example");
+	/* a found identity wins, wherever it stands */
+	ck_assert_int_eq(taint_lookup_idents(x, "new@fresh.example and "
+	    "recent@evil.example", 41, NULL, NULL, &budget, found,
+	    sizeof(found)), TAINT_FOUND);
+	ck_assert_str_eq(found, "recent@evil.example");
+	/* words without identities stay absent; so do passed ones */
+	ck_assert_int_eq(taint_lookup_idents(x, "quarterly report", 16, NULL,
+	    NULL, &budget, found, sizeof(found)), TAINT_ABSENT);
+	ck_assert_int_eq(taint_lookup_idents(x, "cc new@fresh.example", 20,
+	    pass_all, NULL, &budget, found, sizeof(found)), TAINT_ABSENT);
+	/* taint_lookup never says dropped: the sink gate asks anyway */
+	ck_assert_int_eq(taint_lookup(x, "new@fresh.example", 17),
+	    TAINT_ABSENT);
 	taint_free(x);
 }
 END_TEST
@@ -1021,6 +1067,7 @@ taint_suite(void)
 	tcase_add_test(tc, test_cap_at_limit);
 	tcase_add_test(tc, test_cap_one_past);
 	tcase_add_test(tc, test_eviction_drops_oldest);
+	tcase_add_test(tc, test_idents_after_eviction);
 	tcase_add_test(tc, test_cap_clamped);
 	tcase_add_test(tc, test_verify_bound);
 	tcase_add_test(tc, test_unsure_fails_closed);
