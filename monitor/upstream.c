@@ -426,17 +426,23 @@ static void
 on_tools_list(struct upstream *up, struct rpc *m)
 {
 	struct value *tools, *next;
+	char msg[256];
 	size_t i;
 
 	if (m->kind == RPC_ERROR || !value_is(m->result, V_OBJECT) ||
 	    !value_is(tools = value_get(m->result, "tools"), V_ARRAY)) {
+		if (m->kind == RPC_ERROR)
+			snprintf(msg, sizeof(msg), "tools/list failed: %.200s",
+			    m->message);
+		else
+			snprintf(msg, sizeof(msg), "tools/list failed: the "
+			    "answer has no tools array");
 		if (!up->pinned) {
-			upstream_fail(up, "tools/list failed");
+			upstream_fail(up, msg);
 			return;
 		}
 		/* Fail closed: a list we cannot read shows nothing. */
-		error("upstream %s: tools/list failed; withholding its tools",
-		    up->name);
+		error("upstream %s: %s; withholding its tools", up->name, msg);
 		value_free(up->listing);
 		up->listing = NULL;
 		listing_done(up, value_array());

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 #
 # regress/startup-fail.sh - an upstream that fails its start-up (exits at
-# once, refuses initialize, speaks an unsupported protocol version) makes
-# the client's initialize fail with -32603 and a message naming it.
+# once, refuses initialize, speaks an unsupported protocol version, sends
+# an answer over max_message) makes the client's initialize fail with
+# -32603 and a message naming it and saying why.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -33,4 +34,18 @@ startup_fails refuser -- /bin/sh "$TESTDIR/refuser.sh"
 
 # Answers initialize with a version bouncer does not speak.
 startup_fails futurist -- "$MOCK" -v 2099-01-01
+
+# Answers bouncer's own initialize, then its tools/list, with a line over
+# max_message: the answer cannot be used, and the reason says why.
+write_config "$TESTDIR/small.yaml" <<YAML
+state_dir: $BOUNCER_STATE_DIR
+max_message: 4096
+YAML
+startup_fails wordy -f "$TESTDIR/small.yaml" -- "$MOCK" \
+    -N "$(printf '%6000s' '' | tr ' ' x)"
+jcheck '.error.message | test("initialize failed: upstream wordy sent an answer bouncer cannot use \\(message too large\\)")' ||
+    fail "wordy: $LINE"
+startup_fails many -f "$TESTDIR/small.yaml" -- "$MOCK" -t 300
+jcheck '.error.message | test("tools/list failed: upstream many sent an answer bouncer cannot use \\(message too large\\)")' ||
+    fail "many: $LINE"
 pass
