@@ -5,9 +5,10 @@
  * tools (echo, add, slow, elicit, roots, pingback, log, rugpull, crash,
  * big, env) plus filler tools, optional prompts and resources, paging,
  * garbage on stdout, tools/list answers held back after a rug pull (-L),
- * a description of echo's (-D) and instructions (-N) given on the
- * command line, and a log of every line it received, so a scenario can prove what did
- * and did not reach it.  Single-threaded: poll() on
+ * a description of echo's (-D), instructions (-N) and a progress
+ * message (-M) given on the command line, and a log of every line it
+ * received, so a scenario can prove what did and did not reach it.
+ * Single-threaded: poll() on
  * stdin with timers, so a slow call never holds up other requests.
  *
  * This is test code.  It parses JSON with cJSON directly, and it must
@@ -100,6 +101,7 @@ static long	 opt_page;
 static int	 opt_logfd = -1;
 static int	 opt_prompts;
 static const char *opt_name = "mock-upstream";
+static const char *opt_progress;	/* -M: progress messages say it */
 static int	 opt_garbage;
 static int	 opt_ignore_eof;
 
@@ -421,6 +423,8 @@ timer_fire(struct timer *t)
 		cJSON_AddItemToObject(p, "progressToken", xdup(t->token));
 		cJSON_AddNumberToObject(p, "progress", t->step);
 		cJSON_AddNumberToObject(p, "total", 3);
+		if (opt_progress != NULL)
+			cJSON_AddStringToObject(p, "message", opt_progress);
 		notify("notifications/progress", p);
 	} else {
 		snprintf(text, sizeof(text), "slept %ld ms", t->ms);
@@ -1068,9 +1072,10 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: mock-upstream [-GIP] [-D description] "
-	    "[-L ms] [-l logfile] [-N instructions]\n"
-	    "                     [-n name] [-p pagesize] [-R uri] "
-	    "[-t ntools] [-v version]\n");
+	    "[-L ms] [-l logfile] [-M message]\n"
+	    "                     [-N instructions]"
+	    " [-n name] [-p pagesize] [-R uri]\n"
+	    "                     [-t ntools] [-v version]\n");
 	exit(2);
 }
 
@@ -1080,10 +1085,13 @@ main(int argc, char *argv[])
 	const char *logfile = NULL;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "D:GIL:l:N:n:PR:p:t:v:")) != -1) {
+	while ((ch = getopt(argc, argv, "D:GIL:l:M:N:n:PR:p:t:v:")) != -1) {
 		switch (ch) {
 		case 'D':
 			opt_desc = optarg;
+			break;
+		case 'M':
+			opt_progress = optarg;
 			break;
 		case 'N':
 			opt_instr = optarg;
