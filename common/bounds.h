@@ -110,7 +110,7 @@
 #define BNC_TAINT_CAP_MIN	4096		/* smallest cap accepted */
 #define BNC_TAINT_CAP_MAX	(1024 * 1024 * 1024)	/* chain links are 32-bit distances */
 #define BNC_TAINT_PROBE_GRAMS	8		/* q-gram chains walked per lookup */
-#define BNC_TAINT_VERIFY_MAX	256		/* candidates compared per lookup, then unsure */
+#define BNC_TAINT_VERIFY_MAX	256		/* chain steps per walk of a lookup, then unsure */
 #define BNC_TAINT_IDENT_MAX	512		/* bytes an identity scan reads on either side
 						 * (addresses and hosts are shorter) */
 #define BNC_TAINT_IDENTS_MAX	256		/* identities looked up per lookup, then unsure */

@@ -3,8 +3,9 @@
  * and a q-gram index over it (DESIGN 5, "Taint").
  *
  * Structure.  Normalised output lives in one ring of at most `cap' bytes
- * (the cap); every byte has an absolute position, and positions [lo, hi)
- * are retained.  Each recorded output (a document) is followed by a NUL,
+ * (the cap, a power of two: a slot is a position's low bits, and the
+ * lookup path divides nothing); every byte has an absolute position, and
+ * positions [lo, hi) are retained.  Each recorded output (a document) is followed by a NUL,
  * which normalised text never contains, so no match can cross from one
  * output into the next; outputs shorter than BNC_TAINT_MIN_LEN after
  * normalisation cannot contain a taintable value and are not kept.
@@ -20,7 +21,14 @@
  * The sampled index has the LGRAM-byte (16) grams at every 8th position:
  * a value of LVAL_MIN (23) bytes or more has, at each occurrence, one of
  * its first 8 long grams at a sampled position; long grams are rare even
- * where every short one is common.
+ * where every short one is common.  Its bucket is the top bits of the
+ * gram's hash, and the 16 bits below are the gram's tag: a sampled head
+ * holds the tag of the position it names (with the position in 48 bits),
+ * a sampled link the top 5 bits of the tag of the position it leads to
+ * (with the distance in units of 8 in 27), so a walk compares text only
+ * where the tags agree.  A tag that differs is another gram, never a
+ * miss.  Positions stay below 2^48 (256 TiB recorded: a session that
+ * reaches it ends, see doc_begin).
  *
  * A lookup of a value of length m reads, in one wait on memory, its
  * token set (below) and the dense buckets of BNC_TAINT_PROBE_GRAMS grams
@@ -31,14 +39,15 @@
  * walks those chains; a shorter one (or a long one whose long grams are
  * all common) walks the dense chains.  The chains are walked in
  * lockstep, newest first, one wait on memory per round, comparing the
- * whole value with each candidate (memcmp): a comparison that succeeds
- * proves presence; a chain that runs out below the retained window rules
- * out its class (in the dense index every occurrence is in every chain:
- * one class), and absence needs every class ruled out.  So a class is
- * decided by its rarest chain.  The walk stops after
- * BNC_TAINT_VERIFY_MAX comparisons; the lookup then reads the dense
- * buckets of all the value's other grams (one absent proves absence)
- * and else answers TAINT_UNSURE, which taint_check reports as tainted.  So the work of a lookup is bounded by a constant
+ * whole value with each candidate whose tag agrees (memcmp): a
+ * comparison that succeeds proves presence; a chain that runs out below
+ * the retained window rules out its class (in the dense index every
+ * occurrence is in every chain: one class), and absence needs every
+ * class ruled out.  So a class is decided by its rarest chain.  The walk
+ * stops after BNC_TAINT_VERIFY_MAX steps; the lookup then reads the
+ * dense buckets of all the value's other grams (one absent proves
+ * absence) and else answers TAINT_UNSURE, which taint_check reports as
+ * tainted.  So the work of a lookup is bounded by a constant
  * times m whatever the history, and a value that occurs is never missed:
  * it is found, or the lookup is unsure.  Unsure needs every gram of the
  * value to be common and no newer candidate to be the value itself.
@@ -144,10 +153,26 @@
 #define HUGE_PAGE	(2 * 1024 * 1024)
 #define LCLASS_MAX	2		/* sampled grams walked per offset class */
 #define CHAINS_MAX	((1 << LSTEP) * LCLASS_MAX)	/* chains of one walk */
+#define POS_BITS	48		/* a sampled head: tag, position + 1 */
+#define POS_LIMIT	(UINT64_C(1) << POS_BITS)	/* positions stay below */
+#define POS_MASK	((UINT64_C(1) << POS_BITS) - 1)
+#define HTAG_BITS	16		/* a sampled head's tag */
+#define DIST_BITS	27		/* a sampled link: tag, distance / 8 */
+#define DIST_MASK	((UINT32_C(1) << DIST_BITS) - 1)
+#define LTAG_BITS	(32 - DIST_BITS)	/* a sampled link's tag */
 
 #if GRAM > 8
 #error "a gram must fit in 64 bits"
 #endif
+
+/* The ring's slot of position p: the ring is a power of two (no divide
+ * on the lookup path, where a walk would do two per candidate). */
+#define SLOT(t, p)	((size_t)((p) & ((t)->size - 1)))
+_Static_assert((BNC_TAINT_CAP_MIN & (BNC_TAINT_CAP_MIN - 1)) == 0 &&
+    (BNC_TAINT_CAP_MAX & (BNC_TAINT_CAP_MAX - 1)) == 0,
+    "the cap's bounds are powers of two");
+_Static_assert(((uint64_t)BNC_TAINT_CAP_MAX >> LSTEP) - 1 <= DIST_MASK,
+    "a sampled link's distance fits beside its tag");
 
 /* A set of the token cache: the newest tokens of one hash, by print. */
 struct tok {
@@ -179,7 +204,7 @@ struct chains {
 	/* inserts waiting for their bucket to arrive in cache */
 	uint64_t	 qpos[QUEUE];
 	size_t		 qidx[QUEUE];
-	size_t		 qbkt[QUEUE];
+	uint64_t	 qbkt[QUEUE];	/* bucket, or sampled hash */
 	unsigned	 qhead, qlen;
 };
 
@@ -700,11 +725,24 @@ be64(const unsigned char *p)
 	return be64toh(g);
 }
 
-/* The sampled index's bucket of the LGRAM bytes w0, w1 (big-endian). */
-static inline size_t
-lbucket(const struct taint *t, uint64_t w0, uint64_t w1)
+/* The sampled index's hash of the LGRAM bytes w0, w1 (big-endian). */
+static inline uint64_t
+lhash(const struct taint *t, uint64_t w0, uint64_t w1)
 {
-	return (size_t)(((w0 ^ (w1 * t->key2)) * t->key) >> t->l.shift);
+	return (w0 ^ (w1 * t->key2)) * t->key;
+}
+
+/* A sampled hash's bucket and its tag (the bits below the bucket's). */
+static inline size_t
+hbkt(const struct chains *c, uint64_t h)
+{
+	return (size_t)(h >> c->shift);
+}
+
+static inline uint64_t
+htag(const struct chains *c, uint64_t h)
+{
+	return (h >> (c->shift - HTAG_BITS)) & ((1 << HTAG_BITS) - 1);
 }
 
 static uint64_t
@@ -811,14 +849,36 @@ tok_scan(struct taint *t, const unsigned char *out, size_t k, uint64_t pos)
 			tok_put(t, tok_fp(t, out + o, l), pos + o + 1);
 }
 
+/*
+ * Links pos (slot idx) into its chain.  key is the dense bucket, or the
+ * sampled gram's hash: a sampled head holds the tag of the position it
+ * names beside it, and a sampled link the top LTAG_BITS of the tag of
+ * the position it leads to, so a walk reads text only where the tags
+ * agree (a gram whose tag differs is another gram).
+ */
 static void
-chains_link(struct chains *c, uint64_t lo, uint64_t pos, size_t idx, size_t b)
+chains_link(struct chains *c, uint64_t lo, uint64_t pos, size_t idx,
+    uint64_t key)
 {
-	uint64_t h = c->head[b];
+	uint64_t h, p1;
+	size_t b;
 
-	c->link[idx] = (h != 0 && h - 1 >= lo) ? (uint32_t)(pos - (h - 1)) :
-	    0;
-	c->head[b] = pos + 1;
+	if (c->step == 0) {
+		h = c->head[key];
+		c->link[idx] = (h != 0 && h - 1 >= lo) ?
+		    (uint32_t)(pos - (h - 1)) : 0;
+		c->head[key] = pos + 1;
+		return;
+	}
+	b = hbkt(c, key);
+	h = c->head[b];
+	p1 = h & POS_MASK;
+	c->link[idx] = 0;
+	if (p1 != 0 && p1 - 1 >= lo)
+		c->link[idx] = (uint32_t)((pos - (p1 - 1)) >> c->step) |
+		    (uint32_t)(h >> (POS_BITS + HTAG_BITS - LTAG_BITS)) <<
+		    DIST_BITS;
+	c->head[b] = htag(c, key) << POS_BITS | (pos + 1);
 }
 
 static void
@@ -837,11 +897,11 @@ chains_flush(struct chains *c, uint64_t lo)
 /* Indexes pos (slot idx) in bucket b, fetched meanwhile. */
 static inline void
 chains_insert(struct chains *c, uint64_t lo, uint64_t pos, size_t idx,
-    size_t b)
+    uint64_t b)
 {
 	unsigned i;
 
-	__builtin_prefetch(&c->head[b], 1);
+	__builtin_prefetch(&c->head[c->step == 0 ? b : hbkt(c, b)], 1);
 	if (c->qlen == QUEUE) {
 		i = c->qhead;
 		chains_link(c, lo, c->qpos[i], c->qidx[i], c->qbkt[i]);
@@ -882,7 +942,7 @@ chains_grow(struct taint *t, struct chains *c)
 
 	chains_flush(c, t->lo);
 	chains_alloc(c, c->n * 2 < c->max ? c->n * 2 : c->max);
-	idx = t->lo % t->size;
+	idx = SLOT(t, t->lo);
 	for (p = t->lo; p < t->hi; p++) {
 		ch = t->text[idx];
 		if (++idx == t->size)
@@ -896,7 +956,7 @@ chains_grow(struct taint *t, struct chains *c)
 			g = ((g << 8) | ch) & GRAM_MASK;
 			if (run >= GRAM) {
 				s = p + 1 - GRAM;
-				chains_insert(c, t->lo, s, s % t->size,
+				chains_insert(c, t->lo, s, SLOT(t, s),
 				    bucket(t, g));
 			}
 			continue;
@@ -905,8 +965,8 @@ chains_grow(struct taint *t, struct chains *c)
 		w1 = (w1 << 8) | ch;
 		s = p + 1 - LGRAM;
 		if (run >= LGRAM && (s & ((1 << LSTEP) - 1)) == 0)
-			chains_insert(c, t->lo, s, (s % t->size) >> LSTEP,
-			    lbucket(t, w0, w1));
+			chains_insert(c, t->lo, s, SLOT(t, s) >> LSTEP,
+			    lhash(t, w0, w1));
 	}
 	chains_flush(c, t->lo);
 }
@@ -981,7 +1041,7 @@ doc_byte(struct taint *t, unsigned char c)
 		idx = t->widx >= LGRAM ? t->widx - LGRAM :
 		    t->widx + t->size - LGRAM;
 		chains_insert(&t->l, t->lo, s, idx >> LSTEP,
-		    lbucket(t, t->lw0, t->lw1));
+		    lhash(t, t->lw0, t->lw1));
 	}
 	if (t->hi - t->lo > LOAD_MAX * t->d.n && t->d.n < t->d.max)
 		chains_grow(t, &t->d);
@@ -993,6 +1053,12 @@ doc_byte(struct taint *t, unsigned char c)
 static void
 doc_begin(struct taint *t)
 {
+	/* A sampled head keeps a position in POS_BITS bits: 256 TiB of
+	 * output, days at any rate a session sees.  Past it, end the
+	 * session rather than record output the index cannot find. */
+	if (t->hi >= POS_LIMIT - BNC_TAINT_CAP_MAX)
+		fatal_f("taint index: %llu bytes recorded, its position "
+		    "bound", (unsigned long long)t->hi);
 	t->n.space = t->n.any = 0;
 	t->dlen = 0;
 	t->gram = t->lw0 = t->lw1 = 0;
@@ -1061,16 +1127,16 @@ taint_new_keyed(size_t cap, uint64_t key)
 	if (cap > BNC_TAINT_CAP_MAX)
 		cap = BNC_TAINT_CAP_MAX;
 	t = xcalloc(1, sizeof(*t));
-	/* whole sampling strides: slot p >> LSTEP of the ring */
-	t->cap = cap & ~(size_t)((1 << LSTEP) - 1);
+	/* a power of two: slots are masks, and whole sampling strides */
+	t->cap = pow2_floor(cap, BNC_TAINT_CAP_MIN);
 	t->key = key | 1;
 	t->key2 = (key * UINT64_C(0x9e3779b97f4a7c15)) | 1;
 	memcpy(t->tkey, &t->key, sizeof(t->key));
 	memcpy(t->tkey + sizeof(t->key), &t->key2, sizeof(t->key2));
-	t->d.max = pow2_floor(cap / LOAD_MAX, TABLE_MIN);
-	t->l.max = pow2_floor((cap >> LSTEP) / LOAD_MAX, TABLE_MIN);
+	t->d.max = pow2_floor(t->cap / LOAD_MAX, TABLE_MIN);
+	t->l.max = pow2_floor((t->cap >> LSTEP) / LOAD_MAX, TABLE_MIN);
 	t->l.step = LSTEP;
-	t->tmax = pow2_floor(cap / TOK_SHARE, TOK_MIN);
+	t->tmax = pow2_floor(t->cap / TOK_SHARE, TOK_MIN);
 	chains_alloc(&t->d, TABLE_MIN);
 	chains_alloc(&t->l, TABLE_MIN);
 	return t;
@@ -1275,7 +1341,7 @@ taint_add_result(struct taint *t, const struct value *r)
 static int
 ring_eq(const struct taint *t, uint64_t s, const unsigned char *n, size_t m)
 {
-	size_t i = (size_t)(s % t->size), k;
+	size_t i = SLOT(t, s), k;
 
 	if (i + m <= t->size)
 		return memcmp(t->text + i, n, m) == 0;
@@ -1303,7 +1369,7 @@ struct grams {
 	const struct chains	*c;		/* the index asked */
 	size_t			 k;		/* grams probed */
 	size_t			 off[CHAINS_MAX];
-	size_t			 b[CHAINS_MAX];
+	uint64_t		 b[CHAINS_MAX];	/* bucket, or hash */
 	unsigned		 cls[CHAINS_MAX];	/* occurrences it stands for */
 };
 
@@ -1326,23 +1392,31 @@ struct probe {
  * j, j + 8, ... sampled, where s + j is a multiple of the stride, so
  * every chain of class j holds every occurrence of class j.  One common
  * gram (a header that many outputs repeat) then does not make the walk
- * run long: the class is found or ruled out in its rarest chain.
+ * run long: the class is found or ruled out in its rarest chain.  The
+ * grams of a class are spread from its first to its last, not packed at
+ * the start: a value cut out of output often begins inside something
+ * many outputs repeat (an address, a host) and ends in words that are
+ * rare.
  */
 static void
 probe_long(const struct taint *t, struct probe *p)
 {
-	size_t i, o;
+	size_t i, c, o, strides;
 
 	p->l.c = &t->l;
 	p->l.k = 0;
 	for (i = 0; i < (1 << LSTEP); i++) {
-		for (o = i; o + LGRAM <= p->m && o < i + (LCLASS_MAX << LSTEP);
-		    o += 1 << LSTEP) {
+		/* class i has grams at i + 8 * (0 .. strides) */
+		strides = (p->m - LGRAM - i) >> LSTEP;
+		for (c = 0; c < LCLASS_MAX && c <= strides; c++) {
+			o = i + ((LCLASS_MAX == 1 ? 0 : c * strides /
+			    (LCLASS_MAX - 1)) << LSTEP);
 			p->l.off[p->l.k] = o;
 			p->l.cls[p->l.k] = (unsigned)i;
-			p->l.b[p->l.k] = lbucket(t, be64(p->n + o),
+			p->l.b[p->l.k] = lhash(t, be64(p->n + o),
 			    be64(p->n + o + 8));
-			__builtin_prefetch(&t->l.head[p->l.b[p->l.k]]);
+			__builtin_prefetch(&t->l.head[hbkt(&t->l,
+			    p->l.b[p->l.k])]);
 			p->l.k++;
 		}
 	}
@@ -1397,13 +1471,23 @@ walk(const struct taint *t, const struct probe *p, const struct grams *q)
 	const struct chains *c = q->c;
 	const unsigned char *n = p->n;
 	const size_t m = p->m, k = q->k, *off = q->off;
-	uint64_t cur[CHAINS_MAX], s, h;
+	const int sampled = c->step != 0;
+	uint64_t cur[CHAINS_MAX], want[CHAINS_MAX], s, h;
 	size_t i, j, live = 0, budget;
-	int on[CHAINS_MAX];
+	int on[CHAINS_MAX], hit[CHAINS_MAX];
 	uint32_t d;
 
 	for (i = 0; i < k; i++) {
-		h = c->head[q->b[i]];
+		if (sampled) {
+			want[i] = htag(c, q->b[i]);
+			h = c->head[hbkt(c, q->b[i])];
+			hit[i] = (h >> POS_BITS) == want[i];
+			want[i] >>= HTAG_BITS - LTAG_BITS;
+			h &= POS_MASK;
+		} else {
+			h = c->head[q->b[i]];
+			hit[i] = 1;
+		}
 		on[i] = h != 0 && h - 1 >= t->lo + off[i];
 		cur[i] = h - 1;
 	}
@@ -1419,10 +1503,10 @@ walk(const struct taint *t, const struct probe *p, const struct grams *q)
 		for (i = 0; i < k; i++) {
 			if (!on[i])
 				continue;
-			__builtin_prefetch(&t->text[(cur[i] - off[i]) %
-			    t->size]);
-			__builtin_prefetch(&c->link[(cur[i] % t->size) >>
-			    c->step]);
+			if (hit[i])
+				__builtin_prefetch(&t->text[SLOT(t,
+				    cur[i] - off[i])]);
+			__builtin_prefetch(&c->link[SLOT(t, cur[i]) >> c->step]);
 		}
 		for (i = 0; i < k; i++) {
 			if (!on[i])
@@ -1431,13 +1515,17 @@ walk(const struct taint *t, const struct probe *p, const struct grams *q)
 				return TAINT_UNSURE;
 			budget--;
 			s = cur[i] - off[i];
-			if (s + m <= t->hi && ring_eq(t, s, n, m))
+			if (hit[i] && s + m <= t->hi && ring_eq(t, s, n, m))
 				return TAINT_FOUND;
 		}
 		for (i = 0; i < k; i++) {
 			if (!on[i])
 				continue;
-			d = c->link[(cur[i] % t->size) >> c->step];
+			d = c->link[SLOT(t, cur[i]) >> c->step];
+			if (sampled) {
+				hit[i] = (d >> DIST_BITS) == want[i];
+				d = (d & DIST_MASK) << c->step;
+			}
 			if (d == 0 || cur[i] - d < t->lo + off[i]) {
 				for (j = 0; j < k; j++)
 					if (on[j] && q->cls[j] == q->cls[i]) {
