@@ -13,7 +13,12 @@
  * out of recorded output: present, but rarely a whole token, so they
  * take the index's q-gram path rather than its token cache).  Each
  * figure is the median over batches of distinct values of the time per
- * lookup, in ns.  It prints the ratios 100MB/1KB, the index's memory and
+ * lookup, in ns: TB_POOL values of each kind, or as many as the recorded
+ * output holds.  Pieces are cut one per output when there are enough
+ * outputs, else at evenly spread offsets of every output (after 1 KB,
+ * all of its 40-byte windows): a pool of two values would let the
+ * branch predictor learn both lookups, and time a path no real lookup
+ * takes.  Present values after 1 KB are the two addresses it holds.  It prints the ratios 100MB/1KB, the index's memory and
  * the process's RSS, and one final JSON line.  By default the cap keeps
  * all 100 MB (the index at its biggest); -c sets another cap (bouncer's
  * default is BNC_TAINT_CAP), and present values are then drawn from the
@@ -45,6 +50,7 @@
 #define TB_BATCHES_DEF	400		/* batches per kind and stage */
 #define TB_BATCHES_MAX	100000
 #define TB_CAP_DEF	(128 * 1024 * 1024)	/* keeps all 100 MB */
+#define TB_KEEP		(4 * 1024 * 1024)	/* output text kept for pieces */
 #define TB_STAGES	3
 
 static const size_t stage_bytes[TB_STAGES] = {
@@ -202,6 +208,65 @@ make_doc(struct gen *g, size_t want, const char *v)
 	}
 }
 
+/*
+ * The texts of the first outputs, up to TB_KEEP bytes: the pieces of a
+ * stage with fewer than TB_POOL outputs are cut from them.
+ */
+struct kept {
+	char	*buf;
+	size_t	 len;
+	size_t	*off, *dlen;		/* per output; dlen 0: not kept */
+	size_t	 n, cap;
+};
+
+static void
+keep(struct kept *k, size_t idx, const char *s, size_t len)
+{
+	if (idx >= k->cap) {
+		k->cap = idx + 1024;
+		if ((k->off = realloc(k->off, k->cap * sizeof(*k->off))) ==
+		    NULL || (k->dlen = realloc(k->dlen, k->cap *
+		    sizeof(*k->dlen))) == NULL)
+			exit(2);
+	}
+	k->n = idx + 1;
+	k->dlen[idx] = 0;
+	if (k->len + len > TB_KEEP)
+		return;
+	if (k->buf == NULL && (k->buf = malloc(TB_KEEP)) == NULL)
+		exit(2);
+	memcpy(k->buf + k->len, s, len);
+	k->off[idx] = k->len;
+	k->dlen[idx] = len;
+	k->len += len;
+}
+
+/*
+ * Up to TB_POOL distinct pieces of outputs [first, n), evenly spread over
+ * all their 40-byte windows; 0 if one of them was not kept.
+ */
+static size_t
+cut_windows(const struct kept *k, size_t first,
+    char (*pool)[TB_VALUE_LEN + 1])
+{
+	size_t i, j, w = 0, want, at, np = 0;
+
+	for (i = first; i < k->n; i++) {
+		if (k->dlen[i] < TB_VALUE_LEN)
+			return 0;
+		w += k->dlen[i] - TB_VALUE_LEN + 1;
+	}
+	want = w < TB_POOL ? w : TB_POOL;
+	for (j = 0; j < want; j++) {
+		at = (size_t)((uint64_t)j * w / want);	/* window index */
+		for (i = first; at > k->dlen[i] - TB_VALUE_LEN; i++)
+			at -= k->dlen[i] - TB_VALUE_LEN + 1;
+		memcpy(pool[np], k->buf + k->off[i] + at, TB_VALUE_LEN);
+		pool[np++][TB_VALUE_LEN] = '\0';
+	}
+	return np;
+}
+
 static uint64_t
 now_ns(void)
 {
@@ -301,6 +366,7 @@ main(int argc, char **argv)
 	unsigned long long cap = TB_CAP_DEF;
 	unsigned long wrong = 0, wrong_present = 0;
 	struct gen g = { NULL, 0, 0 };
+	struct kept kp = { NULL, 0, NULL, NULL, 0, 0 };
 	struct taint *t;
 	uint64_t t0, rec_ns = 0;
 	int ch, batches = TB_BATCHES_DEF, st, k;
@@ -349,6 +415,7 @@ main(int argc, char **argv)
 			}
 			make_value(recorded[nrec]);
 			make_doc(&g, want, recorded[nrec]);
+			keep(&kp, nrec, g.buf, g.len);
 			i = rnd((uint32_t)(g.len - TB_VALUE_LEN));
 			memcpy(piece[nrec], g.buf + i, TB_VALUE_LEN);
 			piece[nrec][TB_VALUE_LEN] = '\0';
@@ -374,11 +441,16 @@ main(int argc, char **argv)
 			memcpy(pools[K_PRESENT][i], recorded[first +
 			    (nrec - first <= TB_POOL ? i :
 			    rnd((uint32_t)(nrec - first)))], TB_VALUE_LEN + 1);
-		np[K_PIECE] = np[K_PRESENT];
-		for (i = 0; i < np[K_PIECE]; i++)
-			memcpy(pools[K_PIECE][i], piece[first +
-			    (nrec - first <= TB_POOL ? i :
-			    rnd((uint32_t)(nrec - first)))], TB_VALUE_LEN + 1);
+		np[K_PIECE] = nrec - first < TB_POOL ?
+		    cut_windows(&kp, first, pools[K_PIECE]) : 0;
+		if (np[K_PIECE] == 0) {
+			np[K_PIECE] = np[K_PRESENT];
+			for (i = 0; i < np[K_PIECE]; i++)
+				memcpy(pools[K_PIECE][i], piece[first +
+				    (nrec - first <= TB_POOL ? i :
+				    rnd((uint32_t)(nrec - first)))],
+				    TB_VALUE_LEN + 1);
+		}
 		np[K_ABSENT] = np[K_NEAR] = TB_POOL;
 		for (i = 0; i < TB_POOL; i++) {
 			make_value(pools[K_ABSENT][i]);
@@ -447,6 +519,9 @@ main(int argc, char **argv)
 	free(at);
 	free(piece);
 	free(g.buf);
+	free(kp.buf);
+	free(kp.off);
+	free(kp.dlen);
 	/* a present value missed is a broken index; the rest are figures */
 	return wrong_present > 0 ? 1 : 0;
 }
