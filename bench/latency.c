@@ -7,8 +7,11 @@
  * as `bouncer-monitor [ARGS] -- UPSTREAM`, does the MCP handshake with each
  * over its stdin/stdout, then times sequential echo calls in alternating
  * rounds (direct, bouncer, direct, ...) and, last, pipelined calls with
- * several requests in flight.  It prints figures, human-readable lines and
- * one final JSON line.
+ * several requests in flight.  Last, it sums the memory of bouncer's own
+ * processes (bouncer-monitor and its descendants, except the upstream's
+ * executable) at the end of that session: resident (VmRSS, which counts
+ * shared library pages once per process) and proportional (Pss).  It
+ * prints figures, human-readable lines and one final JSON line.
  *
  * Placement (-p).  Both targets always run under the same placement, and
  * the figures say which.  split (the default): this program, the client,
@@ -31,6 +34,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -67,6 +71,7 @@
 #define LAT_EXIT_GRACE_MS	2000	/* after stdin EOF, then after SIGTERM */
 #define LAT_PROTOCOL		"2025-11-25"
 #define LAT_TOOL		"echo"
+#define LAT_PROCS_MAX		4096	/* processes scanned in /proc */
 
 enum target {
 	T_DIRECT = 0,
@@ -559,6 +564,96 @@ placement_arg(const char *s)
 	die("-p: want split, one or free, not \"%s\"", s);
 }
 
+/* The kB value of the line starting with key in a /proc file, or 0. */
+static long
+proc_kib(pid_t pid, const char *file, const char *key)
+{
+	char path[64], line[256];
+	size_t klen = strlen(key);
+	long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, file);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, key, klen) == 0) {
+			v = strtol(line + klen, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* The parent of pid, from /proc/pid/stat (after the command's ')'). */
+static pid_t
+proc_ppid(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	long ppid = -1;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 1, " %*c %ld", &ppid) != 1)
+		return -1;
+	return (pid_t)ppid;
+}
+
+/*
+ * Sums VmRSS and Pss over root and its descendants whose executable is
+ * not skip (the upstream).  Returns the number of processes summed.
+ */
+static int
+proc_mem(pid_t root, const char *skip, long *rss, long *pss)
+{
+	static pid_t pids[LAT_PROCS_MAX], par[LAT_PROCS_MAX];
+	static pid_t tree[LAT_PROCS_MAX];
+	char path[64], exe[PATH_MAX];
+	size_t np = 0, nt = 0, i, j;
+	struct dirent *de;
+	ssize_t n;
+	DIR *d;
+	int count = 0;
+
+	*rss = *pss = 0;
+	if ((d = opendir("/proc")) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL && np < LAT_PROCS_MAX) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		pids[np] = (pid_t)strtol(de->d_name, NULL, 10);
+		par[np] = proc_ppid(pids[np]);
+		np++;
+	}
+	closedir(d);
+	tree[nt++] = root;
+	for (i = 0; i < nt; i++)	/* breadth first: children in turn */
+		for (j = 0; j < np && nt < LAT_PROCS_MAX; j++)
+			if (par[j] == tree[i])
+				tree[nt++] = pids[j];
+	for (i = 0; i < nt; i++) {
+		snprintf(path, sizeof(path), "/proc/%ld/exe", (long)tree[i]);
+		if ((n = readlink(path, exe, sizeof(exe) - 1)) > 0) {
+			exe[n] = '\0';
+			if (skip != NULL && strcmp(exe, skip) == 0)
+				continue;
+		}
+		*rss += proc_kib(tree[i], "status", "VmRSS:");
+		*pss += proc_kib(tree[i], "smaps_rollup", "Pss:");
+		count++;
+	}
+	return count;
+}
+
 static void __attribute__((noreturn))
 usage(void)
 {
@@ -588,8 +683,9 @@ main(int argc, char *argv[])
 	double startup[T_COUNT], rate[T_COUNT], added50, added90;
 	long calls = LAT_CALLS_DEFAULT, warmup = LAT_WARMUP_DEFAULT;
 	long rounds = LAT_ROUNDS_DEFAULT, inflight = LAT_INFLIGHT_DEFAULT;
-	long msglen = LAT_MSGLEN_DEFAULT, i, r;
-	int ch_opt, t, nargs;
+	long msglen = LAT_MSGLEN_DEFAULT, i, r, rss, pss;
+	char upexe[PATH_MAX];
+	int ch_opt, t, nargs, nproc;
 
 	while ((ch_opt = getopt(argc, argv, "+e:j:n:p:r:s:t:u:w:")) != -1) {
 		switch (ch_opt) {
@@ -750,6 +846,13 @@ main(int argc, char *argv[])
 		    inflight, rounds);
 	}
 
+	if (realpath(upstream, upexe) == NULL)
+		die("%s: %s", upstream, strerror(errno));
+	nproc = proc_mem(ch[T_BOUNCER].pid, upexe, &rss, &pss);
+	printf("memory    bouncer  %ld KiB resident, %ld KiB proportional "
+	    "(%d processes, the upstream not counted, after %ld calls)\n",
+	    rss, pss, nproc, warmup + calls * rounds * 2);
+
 	for (t = 0; t < T_COUNT; t++)
 		child_close(&ch[t]);
 
@@ -763,8 +866,9 @@ main(int argc, char *argv[])
 		    "\"calls_per_s\":%.0f}", target_name[t], all[t].p50,
 		    all[t].p90, all[t].p99, startup[t], rate[t]);
 	printf(",\"added_p50_us\":%.1f,\"added_p90_us\":%.1f,"
-	    "\"added_startup_us\":%.1f}\n", added50, added90,
-	    startup[T_BOUNCER] - startup[T_DIRECT]);
+	    "\"added_startup_us\":%.1f,\"bouncer_rss_kib\":%ld,"
+	    "\"bouncer_pss_kib\":%ld,\"bouncer_procs\":%d}\n", added50,
+	    added90, startup[T_BOUNCER] - startup[T_DIRECT], rss, pss, nproc);
 
 	for (t = 0; t < T_COUNT; t++) {
 		free(samples[t]);
