@@ -5,8 +5,9 @@
  * tools (echo, add, slow, elicit, roots, pingback, log, rugpull, crash,
  * big, env) plus filler tools, optional prompts and resources, paging,
  * garbage on stdout, tools/list answers held back after a rug pull (-L),
- * a description of echo's (-D), instructions (-N) and a progress
- * message (-M) given on the command line, and a log of every line it
+ * a description of echo's (-D), instructions (-N), a progress message
+ * (-M) and the reason for withdrawing elicit's question (-C) given on
+ * the command line, and a log of every line it
  * received, so a scenario can prove what did and did not reach it.
  * Single-threaded: poll() on
  * stdin with timers, so a slow call never holds up other requests.
@@ -108,6 +109,7 @@ static int	 opt_ignore_eof;
 static int	 rugpulled;
 static const char *opt_desc;		/* -D: echo's description instead */
 static const char *opt_instr;		/* -N: initialize's instructions */
+static const char *opt_withdraw;	/* -C: elicit withdraws its question */
 static long	 opt_list_delay;	/* -L: ms before a tools/list answer
 					 * after the rug pull */
 static int	 list_now;		/* answering a held-back tools/list */
@@ -435,8 +437,9 @@ timer_fire(struct timer *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Sends a request to the client in our own id space (0, 1, ...). */
-static void
+/* Sends a request to the client in our own id space (0, 1, ...); returns
+ * its slot. */
+static size_t
 outreq_send(enum outreq_kind kind, const char *method, cJSON *params,
     const cJSON *cid)
 {
@@ -459,6 +462,7 @@ outreq_send(enum outreq_kind kind, const char *method, cJSON *params,
 	if (params != NULL)
 		cJSON_AddItemToObject(m, "params", params);
 	emit(m);
+	return i;
 }
 
 /* A response from the client to one of our requests. */
@@ -736,13 +740,25 @@ tool_elicit(cJSON *id, cJSON *args, cJSON *params)
 {
 	cJSON *p;
 	char msg[160];
+	size_t i;
 
 	snprintf(msg, sizeof(msg), "%s asks: may I proceed?", opt_name);
 	p = xparse("{\"requestedSchema\":{\"type\":\"object\",\"properties\":"
 	    "{\"ok\":{\"type\":\"boolean\",\"title\":\"Proceed\"}},"
 	    "\"required\":[\"ok\"]}}");
 	cJSON_AddStringToObject(p, "message", msg);
-	outreq_send(OUT_ELICIT, "elicitation/create", p, id);
+	i = outreq_send(OUT_ELICIT, "elicitation/create", p, id);
+	if (opt_withdraw == NULL)
+		return;
+	/* -C: withdraw the question at once, saying why, and answer */
+	if ((p = cJSON_CreateObject()) == NULL)
+		die("out of memory");
+	cJSON_AddNumberToObject(p, "requestId", (double)outreqs[i].sid);
+	cJSON_AddStringToObject(p, "reason", opt_withdraw);
+	notify("notifications/cancelled", p);
+	respond_text(id, "question withdrawn", 0);
+	cJSON_Delete(outreqs[i].cid);
+	memset(&outreqs[i], 0, sizeof(outreqs[i]));
 }
 
 static void
@@ -1071,9 +1087,10 @@ numarg(const char *s, long max, int opt)
 static void __attribute__((noreturn))
 usage(void)
 {
-	fprintf(stderr, "usage: mock-upstream [-GIP] [-D description] "
-	    "[-L ms] [-l logfile] [-M message]\n"
-	    "                     [-N instructions]"
+	fprintf(stderr, "usage: mock-upstream [-GIP] [-C reason] "
+	    "[-D description] [-L ms] [-l logfile]\n"
+	    "                     [-M message]"
+	    " [-N instructions]"
 	    " [-n name] [-p pagesize] [-R uri]\n"
 	    "                     [-t ntools] [-v version]\n");
 	exit(2);
@@ -1085,8 +1102,11 @@ main(int argc, char *argv[])
 	const char *logfile = NULL;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "D:GIL:l:M:N:n:PR:p:t:v:")) != -1) {
+	while ((ch = getopt(argc, argv, "C:D:GIL:l:M:N:n:PR:p:t:v:")) != -1) {
 		switch (ch) {
+		case 'C':
+			opt_withdraw = optarg;
+			break;
 		case 'D':
 			opt_desc = optarg;
 			break;
