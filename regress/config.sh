@@ -208,6 +208,22 @@ printf 'max_message: 8192\n' >"$XDG_CONFIG_HOME/bouncer/bouncer.yaml"
 run_t -- "$MOCK"
 [ "$RC" = 0 ] || fail "-t failed on a good default config: $(cat "$ERR")"
 
+# Without $XDG_CONFIG_HOME, $HOME/.config/bouncer/bouncer.yaml is.
+mkdir -p "$TESTDIR/home/.config/bouncer"
+printf 'upstreams: {}\nhome_key: 1\n' \
+    >"$TESTDIR/home/.config/bouncer/bouncer.yaml"
+env -u XDG_CONFIG_HOME HOME="$TESTDIR/home" timeout 10 "$MONITOR" -t \
+    </dev/null >"$OUT" 2>"$ERR"
+RC=$?
+[ "$RC" = 1 ] && grep -qF "$TESTDIR/home/.config/bouncer/bouncer.yaml" \
+    "$ERR" && grep -qF home_key "$ERR" ||
+    fail "\$HOME/.config/bouncer/bouncer.yaml was not read ($RC): $(cat "$ERR")"
+# ... and a relative $XDG_CONFIG_HOME is ignored, as the XDG spec says
+env XDG_CONFIG_HOME=xdg-relative HOME="$TESTDIR/home" timeout 10 \
+    "$MONITOR" -t </dev/null >"$OUT" 2>"$ERR"
+grep -qF "$TESTDIR/home/.config/bouncer/bouncer.yaml" "$ERR" ||
+    fail "a relative \$XDG_CONFIG_HOME was used: $(cat "$ERR")"
+
 # No upstream at all: the monitor refuses to start.
 printf 'max_message: 8192\n' >"$TESTDIR/none.yaml"
 timeout 10 "$MONITOR" -f "$TESTDIR/none.yaml" </dev/null >"$OUT" 2>"$ERR"
