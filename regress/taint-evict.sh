@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+#
+# regress/taint-evict.sh - once the session's untrusted output passes the
+# taint index's cap (8 MiB of normalised text), its oldest output is
+# dropped and the gate gets stricter (DESIGN 5): an address in swept
+# content (a body whose declared recipients are trusted) that is not
+# found may have come from what was dropped, and is asked about, where
+# before the same call went through.  The monitor says so once.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
+
+MAIL=$top_builddir/regress/mocks/mock-mail
+write_config "$TESTDIR/bouncer.yaml" <<YAML
+state_dir: $BOUNCER_STATE_DIR
+policy: $TESTDIR/policy.yaml
+upstreams:
+  other: { command: "$MOCK" }
+  mail: { command: "$MAIL", args: [-l, "$TESTDIR/mail.log"] }
+YAML
+write_config "$TESTDIR/policy.yaml" <<'YAML'
+mail:send_email:
+  exfiltrating: true
+  sink_params: [to, cc]
+  trusted_destinations: [boss@corp.example]
+YAML
+start_monitor -f "$TESTDIR/bouncer.yaml"
+handshake '{"elicitation":{}}'
+
+answer() {		# ID RESULT-JSON
+	send "{\"jsonrpc\":\"2.0\",\"id\":$1,\"result\":$2}"
+}
+mail='{"to":"boss@corp.example","cc":[],"body":"see you at new@random.example"}'
+
+# before: the body's address is not found, and content is not asked about
+call 1 send_email "$mail"
+expect_line "$(f_text 1 "sent to boss@corp.example")"
+grep -q 'oldest output is dropped' "$MONLOG" &&
+    fail "eviction logged before any output was dropped"
+
+# 9 MB of output: more than the cap
+for id in 2 3 4 5 6 7 8 9 10; do
+	call "$id" big '{"bytes":1000000}'
+	expect_line "$(f_result "$id")" 60
+done
+
+# after: the same call asks; the human declines
+call 11 send_email "$mail"
+expect_line '.method == "elicitation/create" and (.params.message | contains("new@random.example"))'
+answer "$(jget '.id | tojson')" '{"action":"decline"}'
+expect_line "$(f_blocked 11) and (.result.content[0].text | contains(\"may have come from output the session no longer holds\"))"
+
+# more output: said once per session
+call 12 big '{"bytes":1000}'
+expect_line "$(f_result 12)"
+ping_ok 13
+n=$(grep -c 'oldest output is dropped' "$MONLOG")
+[ "$n" = 1 ] || fail "eviction logged $n times, want once"
+[ "$(mock_calls "$TESTDIR/mail.log" | grep -c send_email)" = 1 ] ||
+    fail "the mail server got: $(mock_calls "$TESTDIR/mail.log")"
+pass
