@@ -113,6 +113,8 @@
 #define BNC_TAINT_VERIFY_MAX	256		/* chain steps per walk of a lookup, then unsure */
 #define BNC_TAINT_IDENT_MAX	512		/* bytes an identity scan reads on either side
 						 * (addresses and hosts are shorter) */
+#define BNC_TAINT_IDENT_LEN	(2 * BNC_TAINT_IDENT_MAX)	/* longest identity found: an
+						 * address reads IDENT_MAX each side of '@' */
 #define BNC_TAINT_IDENTS_MAX	256		/* identities looked up per lookup, then unsure */
 
 #endif /* BNC_BOUNDS_H */

@@ -646,8 +646,10 @@ ident_addr(const unsigned char *n, size_t m, size_t c, size_t *o, size_t *l)
  * The next identity at or after *i in n[0..m): its span in *o, *l.
  * Each scan reads at most IDENT_MAX bytes on either side of the mark
  * that starts it (SCHEME_MAX before a scheme's ':'), so a pass over n is
- * linear whatever n holds; a longer identity is cut to IDENT_MAX bytes,
- * a substring of it, which occurs wherever the whole does.
+ * linear whatever n holds; a longer identity is cut to IDENT_MAX bytes
+ * on each side, a substring of it, which occurs wherever the whole does.
+ * So an identity is at most BNC_TAINT_IDENT_LEN bytes (an address: its
+ * mark, the '@', has IDENT_MAX on either side).
  */
 static int
 ident_next(const unsigned char *n, size_t m, size_t *i, size_t *o, size_t *l)

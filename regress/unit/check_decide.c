@@ -368,6 +368,7 @@ END_TEST
  */
 START_TEST(test_sweep_after_eviction)
 {
+	struct value *a;
 	char pad[100];
 	int i;
 
@@ -393,6 +394,33 @@ START_TEST(test_sweep_after_eviction)
 	    "swept argument account='acct-attacker-991' may have come from "
 	    "output the session no longer holds (the taint index dropped its "
 	    "oldest output)");
+	/* an approval of an address longer than one scan's reach (cut on
+	 * each side of its '@', up to BNC_TAINT_IDENT_LEN) covers it whole:
+	 * the same call is not asked again */
+	{
+		char *body = malloc(2 * BNC_TAINT_IDENT_LEN), *p;
+		struct decision d;
+
+		ck_assert_ptr_nonnull(body);
+		p = body + sprintf(body, "to=boss@corp.example;body=see ");
+		memset(p, 'l', BNC_TAINT_IDENT_MAX + 90);
+		p += BNC_TAINT_IDENT_MAX + 90;
+		*p++ = '@';
+		memset(p, 'd', BNC_TAINT_IDENT_MAX - 20);
+		strcpy(p + BNC_TAINT_IDENT_MAX - 20, ".example");
+		decide_call(&s, "send_email", surface_find(&s, "send_email"),
+		    a = args(body), CALL, &d);
+		ck_assert_int_eq(d.verdict, VERDICT_ASK);
+		ck_assert_ptr_nonnull(d.ask_value);
+		ck_assert_uint_gt(d.ask_len, BNC_TAINT_IDENT_MAX);
+		ck_assert_int_eq(approvals_add(s.approvals, "send_email",
+		    d.ask_param, d.ask_value, d.ask_len), 0);
+		decision_clear(&d);
+		value_free(a);
+		expect("send_email", args(body), CALL, VERDICT_ALLOW, NULL,
+		    NULL);
+		free(body);
+	}
 	/* found still denies, before anything is asked */
 	expect("send_email", args("to=boss@corp.example;body=new@random.com;"
 	    "subject=recent@evil.example"), CALL, VERDICT_DENY, "sink_gate",
