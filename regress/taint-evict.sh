@@ -9,26 +9,13 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
-MAIL=$top_builddir/regress/mocks/mock-mail
-write_config "$TESTDIR/bouncer.yaml" <<YAML
-state_dir: $BOUNCER_STATE_DIR
-policy: $TESTDIR/policy.yaml
-upstreams:
-  other: { command: "$MOCK" }
-  mail: { command: "$MAIL", args: [-l, "$TESTDIR/mail.log"] }
-YAML
-write_config "$TESTDIR/policy.yaml" <<'YAML'
+mail_session '[]' <<'YAML'
 mail:send_email:
   exfiltrating: true
   sink_params: [to, cc]
   trusted_destinations: [boss@corp.example]
 YAML
-start_monitor -f "$TESTDIR/bouncer.yaml"
-handshake '{"elicitation":{}}'
 
-answer() {		# ID RESULT-JSON
-	send "{\"jsonrpc\":\"2.0\",\"id\":$1,\"result\":$2}"
-}
 mail='{"to":"boss@corp.example","cc":[],"body":"see you at new@random.example"}'
 
 # before: the body's address is not found, and content is not asked about
@@ -46,7 +33,7 @@ done
 # after: the same call asks; the human declines
 call 11 send_email "$mail"
 expect_line '.method == "elicitation/create" and (.params.message | contains("new@random.example"))'
-answer "$(jget '.id | tojson')" '{"action":"decline"}'
+reply "$(jget '.id | tojson')" '{"action":"decline"}'
 expect_line "$(f_blocked 11) and (.result.content[0].text | contains(\"may have come from output the session no longer holds\"))"
 
 # more output: said once per session

@@ -430,6 +430,40 @@ write_config() {
 	cat >"$1"
 }
 
+# mail_session ARGS: a session of two upstreams, `other' (mock-upstream
+# with ARGS, a YAML flow sequence, as its arguments) and `mail'
+# (mock-mail, logging to $TESTDIR/mail.log), under the policy on stdin,
+# for a client that declared elicitation.
+mail_session() {
+	write_config "$TESTDIR/bouncer.yaml" <<YAML
+state_dir: $BOUNCER_STATE_DIR
+policy: $TESTDIR/policy.yaml
+upstreams:
+  other: { command: "$MOCK", args: $1 }
+  mail: { command: "$top_builddir/regress/mocks/mock-mail", args: [-l, "$TESTDIR/mail.log"] }
+YAML
+	write_config "$TESTDIR/policy.yaml"
+	start_monitor -f "$TESTDIR/bouncer.yaml"
+	handshake '{"elicitation":{}}'
+}
+
+# send_tainted ID ADDRESS: send_email to ADDRESS is denied as tainted.
+send_tainted() {
+	call "$1" send_email "{\"to\":\"$2\",\"body\":\"x\"}"
+	expect_line "$(f_blocked "$1") and (.result.content[0].text | contains(\"came from untrusted data\"))"
+}
+
+# no_mail_sent: the mail server of mail_session got no call.
+no_mail_sent() {
+	[ -z "$(mock_calls "$TESTDIR/mail.log")" ] ||
+	    fail "the mail server got: $(mock_calls "$TESTDIR/mail.log")"
+}
+
+# reply ID RESULT-JSON: the client's answer to a request bouncer sent it.
+reply() {
+	send "{\"jsonrpc\":\"2.0\",\"id\":$1,\"result\":$2}"
+}
+
 # mock_tools [MOCK-ARGS...]: the mock's own tools/list (one page, asked
 # directly, without bouncer) as a JSON array on one line.
 mock_tools() {
