@@ -22,7 +22,8 @@
  * the process's RSS, and one final JSON line.  By default the cap keeps
  * all 100 MB (the index at its biggest); -c sets another cap (bouncer's
  * default is BNC_TAINT_CAP), and present values are then drawn from the
- * output still retained.
+ * output still retained (pieces one per retained output when those were
+ * not among the first TB_KEEP bytes, so fewer than TB_POOL may be cut).
  *
  * It is a benchmark, not a test: it never judges a time, and exits
  * non-zero only when a recorded value was not found (a broken index) or

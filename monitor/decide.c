@@ -356,6 +356,7 @@ judge_content(struct gate *g, const char *param, const char *s, size_t len)
 	struct pass_ctx pc = { g, param };
 	enum taint_found found = TAINT_ABSENT, r;
 	const char *what = "swept argument", *how;
+	size_t left;
 	struct value iv;
 	struct buf *b;
 
@@ -367,10 +368,15 @@ judge_content(struct gate *g, const char *param, const char *s, size_t len)
 	    taint_strict(g->s->taint))
 		found = TAINT_DROPPED;
 	if (found == TAINT_ABSENT || found == TAINT_DROPPED) {
+		left = g->idents;
 		r = taint_lookup_idents(g->s->taint, s, len, pass_trusted,
 		    &pc, &g->idents, ident, sizeof(ident));
+		/* an identifier that names trusted addresses only is theirs
+		 * (mailto:boss@corp.example); one that names none may be
+		 * from what was dropped */
 		if (r == TAINT_ABSENT && found == TAINT_DROPPED) {
-			drop_ask(g, param, &iv, what);
+			if (left == g->idents)
+				drop_ask(g, param, &iv, what);
 			return;
 		}
 		found = r;

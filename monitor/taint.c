@@ -173,6 +173,8 @@ _Static_assert((BNC_TAINT_CAP_MIN & (BNC_TAINT_CAP_MIN - 1)) == 0 &&
     "the cap's bounds are powers of two");
 _Static_assert(((uint64_t)BNC_TAINT_CAP_MAX >> LSTEP) - 1 <= DIST_MASK,
     "a sampled link's distance fits beside its tag");
+_Static_assert(BNC_MSG_MAX_HIGHEST <= BNC_TAINT_CAP_MAX,
+    "one output fits in doc_begin's margin below the position bound");
 
 /* A set of the token cache: the newest tokens of one hash, by print. */
 struct tok {

@@ -80,8 +80,9 @@ enum taint_found taint_lookup(const struct taint *, const char *s,
  * looked up and not found may have been in the output that was dropped:
  * the answer is then TAINT_DROPPED unless another identity is FOUND or
  * UNSURE.  The identity that decided a FOUND, UNSURE or DROPPED answer
- * (normalised; empty if the budget ran out) is put in found, whole when
- * foundlen is at least BNC_TAINT_IDENT_LEN + 1.
+ * (normalised; empty if the budget ran out before any identity was
+ * found or could not be ruled out) is put in found, whole when foundlen
+ * is at least BNC_TAINT_IDENT_LEN + 1.
  */
 enum taint_found taint_lookup_idents(const struct taint *, const char *s,
 	    size_t len, int (*pass)(void *, const char *, size_t), void *arg,

@@ -421,6 +421,15 @@ START_TEST(test_sweep_after_eviction)
 		    NULL);
 		free(body);
 	}
+	/* an identifier whose addresses are all trusted is not asked
+	 * about; one that names an untrusted one is */
+	expect("send_email", args("to=boss@corp.example;reply=mailto:"
+	    "boss@corp.example"), CALL, VERDICT_ALLOW, NULL, NULL);
+	expect("send_email", args("to=boss@corp.example;reply=mailto:"
+	    "new@random.com"), CALL, VERDICT_ASK, "sink_gate",
+	    "an address in swept argument reply='new@random.com' may have "
+	    "come from output the session no longer holds (the taint index "
+	    "dropped its oldest output)");
 	/* found still denies, before anything is asked */
 	expect("send_email", args("to=boss@corp.example;body=new@random.com;"
 	    "subject=recent@evil.example"), CALL, VERDICT_DENY, "sink_gate",
