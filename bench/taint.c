@@ -18,8 +18,9 @@
  * outputs, else at evenly spread offsets of every output (after 1 KB,
  * all of its 40-byte windows): a pool of two values would let the
  * branch predictor learn both lookups, and time a path no real lookup
- * takes.  Present values after 1 KB are the two addresses it holds.  It prints the ratios 100MB/1KB, the index's memory and
- * the process's RSS, and one final JSON line.  By default the cap keeps
+ * takes.  Present values after 1 KB are the two addresses it holds.  It
+ * prints the ratios 100MB/1KB, the index's memory and the process's RSS,
+ * and one final JSON line.  By default the cap keeps
  * all 100 MB (the index at its biggest); -c sets another cap (bouncer's
  * default is BNC_TAINT_CAP), and present values are then drawn from the
  * output still retained (pieces one per retained output when those were

@@ -352,7 +352,7 @@ drop_ask(struct gate *g, const char *param, const struct value *v,
 static void
 judge_content(struct gate *g, const char *param, const char *s, size_t len)
 {
-	char ident[BNC_TAINT_IDENT_LEN + 1];	/* whole: it may be approved */
+	char ident[BNC_TAINT_IDENT_LEN + 1];	/* whole: may be approved */
 	struct pass_ctx pc = { g, param };
 	enum taint_found found = TAINT_ABSENT, r;
 	const char *what = "swept argument", *how;

@@ -247,7 +247,7 @@ struct session {
 	char			*cwd;		/* base of relative paths */
 	struct policy		*policy;
 	struct taint		*taint;
-	int			 taint_dropped;	/* said that it dropped output */
+	int			 taint_dropped;	/* logged: output dropped */
 	struct approvals	*approvals;
 	struct audit		*audit;
 	struct budget		*budgets;

@@ -5,10 +5,11 @@
  * Structure.  Normalised output lives in one ring of at most `cap' bytes
  * (the cap, a power of two: a slot is a position's low bits, and the
  * lookup path divides nothing); every byte has an absolute position, and
- * positions [lo, hi) are retained.  Each recorded output (a document) is followed by a NUL,
- * which normalised text never contains, so no match can cross from one
- * output into the next; outputs shorter than BNC_TAINT_MIN_LEN after
- * normalisation cannot contain a taintable value and are not kept.
+ * positions [lo, hi) are retained.  Each recorded output (a document) is
+ * followed by a NUL, which normalised text never contains, so no match
+ * can cross from one output into the next; outputs shorter than
+ * BNC_TAINT_MIN_LEN after normalisation cannot contain a taintable
+ * value and are not kept.
  *
  * Two chained hash indexes point into the ring, as zlib's deflate chains
  * its window: head[] maps a keyed hash of a gram (multiply-shift with a
@@ -154,7 +155,7 @@
 #define LCLASS_MAX	2		/* sampled grams walked per offset class */
 #define CHAINS_MAX	((1 << LSTEP) * LCLASS_MAX)	/* chains of one walk */
 #define POS_BITS	48		/* a sampled head: tag, position + 1 */
-#define POS_LIMIT	(UINT64_C(1) << POS_BITS)	/* positions stay below */
+#define POS_LIMIT	(UINT64_C(1) << POS_BITS)	/* positions below */
 #define POS_MASK	((UINT64_C(1) << POS_BITS) - 1)
 #define HTAG_BITS	16		/* a sampled head's tag */
 #define DIST_BITS	27		/* a sampled link: tag, distance / 8 */
@@ -1510,7 +1511,8 @@ walk(const struct taint *t, const struct probe *p, const struct grams *q)
 			if (hit[i])
 				__builtin_prefetch(&t->text[SLOT(t,
 				    cur[i] - off[i])]);
-			__builtin_prefetch(&c->link[SLOT(t, cur[i]) >> c->step]);
+			__builtin_prefetch(&c->link[SLOT(t, cur[i]) >>
+			    c->step]);
 		}
 		for (i = 0; i < k; i++) {
 			if (!on[i])
