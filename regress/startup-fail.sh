@@ -32,6 +32,32 @@ done
 SH
 startup_fails refuser -- /bin/sh "$TESTDIR/refuser.sh"
 
+# Answers initialize, then refuses tools/list, or answers it without a
+# tools array: the message says which.
+cat >"$TESTDIR/nolist.sh" <<'SH'
+while IFS= read -r line; do
+	id=$(printf '%s\n' "$line" | jq -c '.id // empty' 2>/dev/null)
+	method=$(printf '%s\n' "$line" | jq -r '.method // empty' 2>/dev/null)
+	[ -n "$id" ] || continue
+	case $method in
+	initialize)
+		printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"n","version":"1"}}}\n' "$id" ;;
+	tools/list)
+		if [ "$1" = refuse ]; then
+			printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no tools here"}}\n' "$id"
+		else
+			printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id"
+		fi ;;
+	esac
+done
+SH
+startup_fails lister -- /bin/sh "$TESTDIR/nolist.sh" refuse
+jcheck '.error.message | test("tools/list failed: no tools here")' ||
+    fail "lister: $LINE"
+startup_fails toolless -- /bin/sh "$TESTDIR/nolist.sh" empty
+jcheck '.error.message | test("tools/list failed: the answer has no tools array")' ||
+    fail "toolless: $LINE"
+
 # Answers initialize with a version bouncer does not speak.
 startup_fails futurist -- "$MOCK" -v 2099-01-01
 
