@@ -8,20 +8,14 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
-MAIL=$top_builddir/regress/mocks/mock-mail
-AUDIT=$top_builddir/monitor/bouncer-audit
 up=$TESTDIR/mail.log
-write_config "$TESTDIR/policy.yaml" <<'YAML'
+start_mail <<'YAML'
 send_email:
   exfiltrating: true
   sink_params: [to, cc]
 YAML
-start_monitor -P "$TESTDIR/policy.yaml" -n mail -- "$MAIL" -l "$up"
 handshake '{"elicitation":{}}'
 
-answer() {		# ID ACTION
-	send "{\"jsonrpc\":\"2.0\",\"id\":$1,\"result\":{\"action\":\"$2\"}}"
-}
 
 call 1 send_email '{"to":"dave@newco.example","body":"hi"}'
 expect_line '.method == "elicitation/create" and (.params.message | contains("dave@newco.example"))'

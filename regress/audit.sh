@@ -12,7 +12,6 @@
 . "${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}/regress/test-lib.sh"
 
 require_cmd sqlite3
-AUDIT=$top_builddir/monitor/bouncer-audit
 APPEND=$top_builddir/regress/mocks/audit-append
 [ -x "$AUDIT" ] || fail "no bouncer-audit at $AUDIT (build it first)"
 [ -x "$APPEND" ] || fail "no audit-append at $APPEND (make check builds it)"

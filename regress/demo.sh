@@ -87,8 +87,6 @@ grep -q delete_all_tasks "$TESTDIR/upstream.log" &&
 
 echo
 echo "==== part 2: the contract engine, with a mail server (mock-mail)"
-MAIL=$top_builddir/regress/mocks/mock-mail
-AUDIT=$top_builddir/monitor/bouncer-audit
 cat >"$TESTDIR/policy.yaml" <<'YAML'
 send_email:
   exfiltrating: true

@@ -39,7 +39,6 @@ for role in client upstream; do
 	done
 done
 # The monitor audits its own death: one fatal event per session above.
-AUDIT=$top_builddir/monitor/bouncer-audit
 n=$("$AUDIT" -D "$BOUNCER_STATE_DIR/audit.db" -j -T fatal | jq -s 'length')
 want=$(( $(echo $modes | wc -w) * 2 ))
 [ "$n" = "$want" ] || fail "want $want fatal events in the audit log, have $n"

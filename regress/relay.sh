@@ -17,11 +17,6 @@ expect_relayed() {
 	RID=$(jget '.id | tojson')
 }
 
-# answer ID RESULT-JSON: the client answers a relayed request.
-answer() {
-	send "{\"jsonrpc\":\"2.0\",\"id\":$1,\"result\":$2}"
-}
-
 up=$TESTDIR/up.log
 start_monitor -- "$MOCK" -n solo -l "$up"
 handshake
@@ -32,7 +27,7 @@ expect_relayed elicitation/create
 jcheck '.params.message == "solo asks: may I proceed?" and
     .params.requestedSchema.properties.ok.type == "boolean"' ||
     fail "the elicitation was not relayed unchanged: $LINE"
-answer "$RID" '{"action":"accept","content":{"ok":true}}'
+reply "$RID" '{"action":"accept","content":{"ok":true}}'
 expect_line "$(f_text 1 '{"action":"accept","content":{"ok":true}}')"
 # the upstream got the answer under its own id 0
 jq -se 'map(select(.method == null and has("result"))) | length == 1 and
@@ -43,7 +38,7 @@ $(cat "$up")"
 # roots/list: the same, the upstream's id is now 1.
 call 2 roots
 expect_relayed roots/list
-answer "$RID" '{"roots":[{"uri":"file:///tmp/regress-root","name":"r"}]}'
+reply "$RID" '{"roots":[{"uri":"file:///tmp/regress-root","name":"r"}]}'
 expect_line "$(f_result 2) and (.result.content[0].text |
     fromjson | .roots[0].uri == \"file:///tmp/regress-root\")"
 jq -se 'map(select(.method == null and has("result"))) | .[1].id == 1' \
@@ -56,7 +51,7 @@ send "{\"jsonrpc\":\"2.0\",\"id\":$RID,\"error\":{\"code\":-32601,\"message\":\"
 expect_line "$(f_result 3) and .result.isError == true and
     (.result.content[0].text | startswith(\"client error -32601\"))"
 # a second answer to the same request is dropped
-answer "$RID" '{"action":"accept","content":{"ok":true}}'
+reply "$RID" '{"action":"accept","content":{"ok":true}}'
 ping_ok 4
 n=$(jq -s 'map(select(.method == null)) | length' "$up")
 [ "$n" = 3 ] || fail "the upstream got $n answers, want 3 (a duplicate?)"
@@ -101,8 +96,8 @@ done
 [ "$ra" != "$rb" ] ||
     fail "two upstreams' requests were relayed with the same id $ra"
 # answer in the other order, with different answers
-answer "$rb" '{"action":"decline"}'
-answer "$ra" '{"action":"accept","content":{"ok":false}}'
+reply "$rb" '{"action":"decline"}'
+reply "$ra" '{"action":"accept","content":{"ok":false}}'
 for i in 1 2; do
 	expect_line "$(f_result 10) or $(f_result 11)"
 	case $(jget .id) in

@@ -8,16 +8,13 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
-MAIL=$top_builddir/regress/mocks/mock-mail
-AUDIT=$top_builddir/monitor/bouncer-audit
 up=$TESTDIR/mail.log
-write_config "$TESTDIR/policy.yaml" <<'YAML'
+start_mail <<'YAML'
 send_email:
   exfiltrating: true
   sink_params: [to, cc]
   trusted_destinations: ["*@corp.example"]
 YAML
-start_monitor -P "$TESTDIR/policy.yaml" -n mail -- "$MAIL" -l "$up"
 handshake '{}'
 
 call 1 read_inbox

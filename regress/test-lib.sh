@@ -36,6 +36,8 @@ export top_srcdir top_builddir BOUNCER_LIBEXEC
 MONITOR=$top_builddir/monitor/bouncer-monitor
 WORKER=$top_builddir/worker/bouncer-worker
 MOCK=$top_builddir/regress/mocks/mock-upstream
+MAIL=$top_builddir/regress/mocks/mock-mail
+AUDIT=$top_builddir/monitor/bouncer-audit
 
 # Seconds a single read may wait before the test fails.
 : "${TEST_TIMEOUT:=5}"
@@ -440,7 +442,7 @@ state_dir: $BOUNCER_STATE_DIR
 policy: $TESTDIR/policy.yaml
 upstreams:
   other: { command: "$MOCK", args: $1 }
-  mail: { command: "$top_builddir/regress/mocks/mock-mail", args: [-l, "$TESTDIR/mail.log"] }
+  mail: { command: "$MAIL", args: [-l, "$TESTDIR/mail.log"] }
 YAML
 	write_config "$TESTDIR/policy.yaml"
 	start_monitor -f "$TESTDIR/bouncer.yaml"
@@ -457,6 +459,20 @@ send_tainted() {
 no_mail_sent() {
 	[ -z "$(mock_calls "$TESTDIR/mail.log")" ] ||
 	    fail "the mail server got: $(mock_calls "$TESTDIR/mail.log")"
+}
+
+# start_mail: bouncer-monitor with mock-mail alone (upstream `mail',
+# logging to $TESTDIR/mail.log) under the policy on stdin.
+start_mail() {
+	write_config "$TESTDIR/policy.yaml"
+	start_monitor -P "$TESTDIR/policy.yaml" -n mail -- "$MAIL" \
+	    -l "$TESTDIR/mail.log"
+}
+
+# answer ID ACTION: the human's answer (accept, decline, cancel) to an
+# elicitation/create bouncer sent.
+answer() {
+	reply "$1" "{\"action\":\"$2\"}"
 }
 
 # reply ID RESULT-JSON: the client's answer to a request bouncer sent it.

@@ -366,6 +366,10 @@ END_TEST
  * address or identifier in swept content that is not found may have
  * come from what was dropped, and is asked about; before, it passes.
  */
+/* The reason of an ask about swept content after eviction. */
+#define DROPPED_WHY	"may have come from output the session no longer " \
+	    "holds (the taint index dropped its oldest output)"
+
 START_TEST(test_sweep_after_eviction)
 {
 	struct value *a;
@@ -386,14 +390,11 @@ START_TEST(test_sweep_after_eviction)
 	taint("recent@evil.example");
 	expect("send_email", args("to=boss@corp.example;body=see you at "
 	    "new@random.com"), CALL, VERDICT_ASK, "sink_gate",
-	    "an address in swept argument body='new@random.com' may have "
-	    "come from output the session no longer holds (the taint index "
-	    "dropped its oldest output)");
+	    "an address in swept argument body='new@random.com' "
+	    DROPPED_WHY);
 	expect("send_email", args("to=boss@corp.example;account="
 	    "acct-attacker-991"), CALL, VERDICT_ASK, "sink_gate",
-	    "swept argument account='acct-attacker-991' may have come from "
-	    "output the session no longer holds (the taint index dropped its "
-	    "oldest output)");
+	    "swept argument account='acct-attacker-991' " DROPPED_WHY);
 	/* an approval of an address longer than one scan's reach (cut on
 	 * each side of its '@', up to BNC_TAINT_IDENT_LEN) covers it whole:
 	 * the same call is not asked again */
@@ -427,9 +428,8 @@ START_TEST(test_sweep_after_eviction)
 	    "boss@corp.example"), CALL, VERDICT_ALLOW, NULL, NULL);
 	expect("send_email", args("to=boss@corp.example;reply=mailto:"
 	    "new@random.com"), CALL, VERDICT_ASK, "sink_gate",
-	    "an address in swept argument reply='new@random.com' may have "
-	    "come from output the session no longer holds (the taint index "
-	    "dropped its oldest output)");
+	    "an address in swept argument reply='new@random.com' "
+	    DROPPED_WHY);
 	/* found still denies, before anything is asked */
 	expect("send_email", args("to=boss@corp.example;body=new@random.com;"
 	    "subject=recent@evil.example"), CALL, VERDICT_DENY, "sink_gate",
