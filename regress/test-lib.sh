@@ -37,6 +37,7 @@ MONITOR=$top_builddir/monitor/bouncer-monitor
 WORKER=$top_builddir/worker/bouncer-worker
 MOCK=$top_builddir/regress/mocks/mock-upstream
 MAIL=$top_builddir/regress/mocks/mock-mail
+SCRIPT=$top_builddir/regress/mocks/mock-script
 AUDIT=$top_builddir/monitor/bouncer-audit
 
 # Seconds a single read may wait before the test fails.
@@ -492,4 +493,30 @@ mock_tools() {
 mock_methods() {
 	[ -f "$1" ] || return 0
 	jq -r '.method // "(response)"' "$1"
+}
+
+# write_script NAME: stdin (a mock-script script, JSON) to $TESTDIR/NAME.json.
+write_script() {
+	cat >"$TESTDIR/$1.json"
+}
+
+# start_script NAME [MONITOR-ARGS...]: bouncer-monitor with one upstream
+# NAME, mock-script running $TESTDIR/NAME.json and logging to
+# $TESTDIR/NAME.log, under the policy on stdin.
+start_script() {
+	local name=$1
+
+	shift
+	write_config "$TESTDIR/policy.yaml"
+	start_monitor -P "$TESTDIR/policy.yaml" "$@" -n "$name" -- "$SCRIPT" \
+	    -s "$TESTDIR/$name.json" -l "$TESTDIR/$name.log"
+}
+
+# script_calls NAME: the tools/call lines upstream NAME received, as
+# "ID TOOL ARGUMENTS-JSON" per line.
+script_calls() {
+	[ -f "$TESTDIR/$1.log" ] || return 0
+	jq -rc 'select(.method == "tools/call") |
+	    "\(.id) \(.params.name) \(.params.arguments // {} | tojson)"' \
+	    "$TESTDIR/$1.log"
 }
