@@ -25,6 +25,7 @@
 #include "monitor.h"
 #include "pathcheck.h"
 #include "policy.h"
+#include "schema.h"
 #include "taint.h"
 #include "utf8.h"
 #include "value-json.h"
@@ -236,19 +237,38 @@ check_constraints(struct session *s, const struct tool_entry *e,
 	return denied;
 }
 
+/*
+ * How the sink gate judges a value (DESIGN 5).  A destination must be
+ * trusted, else it is tainted (deny, or ask with `tainted: ask') or
+ * unproven (ask).  Swept text is judged by the destination identities in
+ * it, each as a destination; text with none is no destination.  Scanned
+ * text only may not name a tainted identity.  Header-like text is
+ * scanned, unless a CR or LF in it starts new header lines: then each
+ * line is a destination.
+ */
+enum gmode {
+	G_SINK,		/* a declared or destination-shaped argument */
+	G_HEADER,	/* headers, subject: new lines are destinations */
+	G_SWEEP,	/* no declared sink holds a value: its identities */
+	G_SCAN		/* anything else: a tainted identity denies */
+};
+
 /* The sink gate's working state for one call. */
 struct gate {
 	struct session		 *s;
 	const char		 *tool;
 	const struct tool_policy *pol;
 	struct decision		 *d;
-	size_t			  n;		/* scalars judged */
-	size_t			  nswept;	/* content scalars checked */
-	size_t			  idents;	/* content addresses left to
-						 * look up */
+	size_t			  n;		/* destinations judged */
+	size_t			  nswept;	/* texts scanned */
+	size_t			  idents;	/* identities left to look up */
+	size_t			  asked;	/* swept identities asked about */
 	int			  tainted;	/* a DENY was set */
 	int			  have_ask;
 	struct buf		 *tmp;
+	const char		 *top;		/* the argument being judged */
+	char			 *path;		/* "top" or "top.key...", NUL */
+	size_t			  plen, pcap;
 };
 
 static int
@@ -262,146 +282,77 @@ is_trusted(const struct gate *g, const char *param, const char *s, size_t len)
 	return approvals_has(g->s->approvals, g->tool, param, s, len);
 }
 
-/*
- * A swept content value that is one word holding a digit or one of
- * @ . : / - _ # + is an identifier (an account, a handle, a number): it
- * is looked up whole, as a destination is.  Prose and plain words are
- * judged only by the addresses inside them.
- */
-static int
-identifier_like(const char *s, size_t len)
+static const char *
+gpath(const struct gate *g)
 {
-	size_t i;
-	int mark = 0;
+	return g->path;
+}
 
-	if (len < TAINT_MIN_LEN || len > BNC_TAINT_IDENT_MAX)
-		return 0;
-	for (i = 0; i < len; i++) {
-		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' ||
-		    s[i] == '\r' || s[i] == '\0')
-			return 0;
-		if ((s[i] >= '0' && s[i] <= '9') ||
-		    strchr("@.:/-_#+", s[i]) != NULL)
-			mark = 1;
+/* Appends ".key" (or the top-level name) to the path; returns the old
+ * length for path_pop. */
+static size_t
+path_push(struct gate *g, const char *key, size_t klen)
+{
+	size_t old = g->plen, need = g->plen + 1 + klen + 1;
+
+	if (need > g->pcap) {
+		g->pcap = need * 2;
+		g->path = xreallocarray(g->path, g->pcap, 1);
 	}
-	return mark;
+	if (g->plen > 0)
+		g->path[g->plen++] = '.';
+	memcpy(g->path + g->plen, key, klen);
+	g->plen += klen;
+	g->path[g->plen] = '\0';
+	return old;
 }
 
-struct pass_ctx {
-	const struct gate	*g;
-	const char		*param;
-};
-
-/* An address inside content that is trusted is passed over. */
-static int
-pass_trusted(void *arg, const char *s, size_t len)
-{
-	const struct pass_ctx *pc = arg;
-
-	return is_trusted(pc->g, pc->param, s, len);
-}
-
-/* The call asks about content value v of param (the first ask wins). */
 static void
-content_ask(struct gate *g, const char *param, const struct value *v)
+path_pop(struct gate *g, size_t old)
+{
+	g->plen = old;
+	g->path[old] = '\0';
+}
+
+/* A string value of len bytes that is only read (shown in a reason). */
+static struct value
+str_view(const char *s, size_t len)
+{
+	struct value v;
+
+	v.type = V_STRING;
+	v.u.s.p = (char *)(uintptr_t)s;
+	v.u.s.len = len;
+	return v;
+}
+
+/* The call asks about s (the first ask's value is what is asked). */
+static void
+gate_ask(struct gate *g, const char *s, size_t len)
 {
 	g->have_ask = 1;
 	if (g->d->ask_value != NULL)
 		return;
-	g->d->ask_param = xstrdup(param);
-	g->d->ask_value = xmemdup(v->u.s.p, v->u.s.len + 1);
-	g->d->ask_len = v->u.s.len;
+	g->d->ask_param = xstrdup(gpath(g));
+	g->d->ask_value = xmalloc(len + 1);
+	memcpy(g->d->ask_value, s, len);
+	g->d->ask_value[len] = '\0';
+	g->d->ask_len = len;
 }
 
-/*
- * Content v of param named an identity that is not in the retained
- * output, after the index dropped some: it may have come from what was
- * dropped.  Unproven, so asked about (never denied), as DESIGN 5 has the
- * gate get stricter after eviction.
- */
+/* A tainted destination or identity: deny, or ask with `tainted: ask'. */
 static void
-drop_ask(struct gate *g, const char *param, const struct value *v,
-    const char *what)
+gate_tainted(struct gate *g, const char *what, const char *s, size_t len,
+    enum taint_found found)
 {
-	struct buf *b;
+	struct value iv = str_view(s, len);
+	/* a lookup that could not rule it out counts as found */
+	const char *how = found == TAINT_FOUND ? "came from untrusted data" :
+	    "may have come from untrusted data (the lookup could not rule it "
+	    "out)";
+	struct buf *b = buf_new();
 
-	if (g->have_ask)
-		return;
-	b = buf_new();
-	show(b, param, v);
-	set(g->d, VERDICT_ASK, "sink_gate", "%s %s may have come from output "
-	    "the session no longer holds (the taint index dropped its oldest "
-	    "output)", what, (const char *)buf_ptr(b));
-	buf_free(b);
-	content_ask(g, param, v);
-}
-
-/*
- * A content scalar: an argument swept because a declared sink is empty,
- * whose name is not destination-shaped.  It is judged by what it names,
- * not by its words, which may well occur in output: an identifier (see
- * identifier_like) whole, any other text by the addresses, URL hosts and
- * scheme addresses inside it, each trusted or else looked up.  Tainted
- * denies (or asks, with `tainted: ask'); unproven content is what a
- * message says, not where it goes, and is not asked about, until the
- * taint index has dropped output (DESIGN 5: the gate then gets
- * stricter): an identity not found may have been in what was dropped,
- * and is asked about.  The reason shows what was found, never the rest
- * of the text.
- */
-static void
-judge_content(struct gate *g, const char *param, const char *s, size_t len)
-{
-	char ident[BNC_TAINT_IDENT_LEN + 1];	/* whole: may be approved */
-	struct pass_ctx pc = { g, param };
-	enum taint_found found = TAINT_ABSENT, r;
-	const char *what = "swept argument", *how;
-	size_t left;
-	struct value iv;
-	struct buf *b;
-
-	iv.type = V_STRING;
-	iv.u.s.p = (char *)(uintptr_t)s;	/* only read: shown */
-	iv.u.s.len = len;
-	if (identifier_like(s, len) && !is_trusted(g, param, s, len) &&
-	    (found = taint_lookup(g->s->taint, s, len)) == TAINT_ABSENT &&
-	    taint_strict(g->s->taint))
-		found = TAINT_DROPPED;
-	if (found == TAINT_ABSENT || found == TAINT_DROPPED) {
-		left = g->idents;
-		r = taint_lookup_idents(g->s->taint, s, len, pass_trusted,
-		    &pc, &g->idents, ident, sizeof(ident));
-		/* an identifier that names trusted addresses only is theirs
-		 * (mailto:boss@corp.example); one that names none may be
-		 * from what was dropped */
-		if (r == TAINT_ABSENT && found == TAINT_DROPPED) {
-			if (left == g->idents)
-				drop_ask(g, param, &iv, what);
-			return;
-		}
-		found = r;
-		if (found == TAINT_ABSENT)
-			return;
-		if (ident[0] == '\0') {
-			set(g->d, VERDICT_DENY, "sink_gate", "too many "
-			    "addresses in swept arguments to check (more than "
-			    "%d)", BNC_SWEPT_IDENTS_MAX);
-			g->tainted = 1;
-			return;
-		}
-		what = "an address in swept argument";
-		iv.u.s.p = ident;
-		iv.u.s.len = strlen(ident);
-		if (found == TAINT_DROPPED) {
-			drop_ask(g, param, &iv, what);
-			return;
-		}
-	}
-	how = found == TAINT_FOUND ? "came from untrusted data" :
-	    "may have come from untrusted data (the lookup could not rule "
-	    "it out)";
-	b = buf_new();
-	show(b, param, &iv);
+	show(b, gpath(g), &iv);
 	if (g->pol->tainted == TAINTED_DENY) {
 		set(g->d, VERDICT_DENY, "sink_gate", "%s %s %s", what,
 		    (const char *)buf_ptr(b), how);
@@ -409,114 +360,165 @@ judge_content(struct gate *g, const char *param, const char *s, size_t len)
 	} else if (!g->have_ask) {
 		set(g->d, VERDICT_ASK, "sink_gate", "%s %s %s", what,
 		    (const char *)buf_ptr(b), how);
-		content_ask(g, param, &iv);
+		gate_ask(g, s, len);
 	}
 	buf_free(b);
 }
 
-/*
- * Judges one scalar of a sink: trusted, else tainted (deny, or ask with
- * `tainted: ask'), else unproven (ask); content: judge_content.
- */
+/* An unproven destination or identity: the first one is asked about. */
 static void
-judge(struct gate *g, const char *param, const struct value *v, int content)
+gate_unproven(struct gate *g, const char *what, const char *s, size_t len,
+    const char *why)
+{
+	struct value iv = str_view(s, len);
+	struct buf *b;
+
+	if (g->have_ask)
+		return;
+	b = buf_new();
+	show(b, gpath(g), &iv);
+	set(g->d, VERDICT_ASK, "sink_gate", "%s %s %s", what,
+	    (const char *)buf_ptr(b), why);
+	buf_free(b);
+	gate_ask(g, s, len);
+}
+
+/* One destination: trusted, else tainted, else unproven. */
+static void
+judge_dest(struct gate *g, const char *s, size_t len)
 {
 	enum taint_found found;
-	struct buf *b;
+
+	if (g->tainted)
+		return;
+	if (++g->n > BNC_SINK_VALUES_MAX) {
+		set(g->d, VERDICT_DENY, "sink_gate", "too many destinations in "
+		    "one call (more than %d)", BNC_SINK_VALUES_MAX);
+		g->tainted = 1;
+		return;
+	}
+	if (is_trusted(g, gpath(g), s, len))
+		return;
+	if ((found = taint_lookup(g->s->taint, s, len)) != TAINT_ABSENT)
+		gate_tainted(g, "destination", s, len, found);
+	else
+		gate_unproven(g, "destination", s, len,
+		    "is not a vouched recipient");
+}
+
+/* Each line of text with a CR or LF is a destination of its own. */
+static void
+judge_lines(struct gate *g, const char *s, size_t len)
+{
+	size_t i = 0, e;
+
+	while (i < len && !g->tainted) {
+		for (e = i; e < len && s[e] != '\r' && s[e] != '\n'; e++)
+			;
+		if (e > i)
+			judge_dest(g, s + i, e - i);
+		i = e + 1;
+	}
+}
+
+struct pass_ctx {
+	const struct gate	*g;
+	char			 first[BNC_TAINT_IDENT_LEN + 1];
+};
+
+/* A trusted identity is passed over; the first other one is kept. */
+static int
+pass_trusted(void *arg, const char *s, size_t len)
+{
+	struct pass_ctx *pc = arg;
+
+	if (is_trusted(pc->g, gpath(pc->g), s, len))
+		return 1;
+	if (pc->first[0] == '\0')
+		snprintf(pc->first, sizeof(pc->first), "%.*s", (int)len, s);
+	return 0;
+}
+
+/*
+ * Text judged by the destination identities in it (taint.h: addresses,
+ * URL hosts, scheme addresses), each trusted or else looked up: a
+ * tainted one denies (or asks, with `tainted: ask').  Swept text asks
+ * about its first unproven identity; scanned text does not (it is what a
+ * message says, not where it goes) until the taint index has dropped
+ * output: an identity not found may have been in what was dropped
+ * (DESIGN 5: the gate then gets stricter).  The reason shows the
+ * identity, never the rest of the text.
+ */
+static void
+judge_idents(struct gate *g, const char *s, size_t len, enum gmode mode)
+{
+	char ident[BNC_TAINT_IDENT_LEN + 1];
+	struct pass_ctx pc;
+	enum taint_found r;
+	const char *what = mode == G_SWEEP ? "an address in swept argument" :
+	    "an address in argument";
+
+	if (g->tainted)
+		return;
+	if (++g->nswept > BNC_SWEPT_VALUES_MAX) {
+		set(g->d, VERDICT_DENY, "sink_gate", "too many values to check "
+		    "in one call (more than %d)", BNC_SWEPT_VALUES_MAX);
+		g->tainted = 1;
+		return;
+	}
+	memset(&pc, 0, sizeof(pc));
+	pc.g = g;
+	r = taint_lookup_idents(g->s->taint, s, len, pass_trusted, &pc,
+	    &g->idents, ident, sizeof(ident));
+	if ((r == TAINT_FOUND || r == TAINT_UNSURE) && ident[0] == '\0') {
+		set(g->d, VERDICT_DENY, "sink_gate", "too many addresses in "
+		    "one call to check (more than %d)", BNC_SWEPT_IDENTS_MAX);
+		g->tainted = 1;
+	} else if (r == TAINT_FOUND || r == TAINT_UNSURE)
+		gate_tainted(g, what, ident, strlen(ident), r);
+	else if (r == TAINT_DROPPED || (mode == G_SWEEP &&
+	    pc.first[0] != '\0')) {
+		if (r != TAINT_DROPPED)
+			snprintf(ident, sizeof(ident), "%s", pc.first);
+		if (!g->have_ask)
+			g->asked++;
+		gate_unproven(g, what, ident, strlen(ident),
+		    r == TAINT_DROPPED ? "may have come from output the "
+		    "session no longer holds (the taint index dropped its "
+		    "oldest output)" : "is not a vouched recipient");
+	}
+}
+
+/* One scalar, as its mode has it. */
+static void
+judge_scalar(struct gate *g, const struct value *v, enum gmode mode)
+{
+	struct buf *b = g->tmp;
 	const char *s;
 	size_t len;
 
 	if (g->tainted)
 		return;
-	if (content ? ++g->nswept > BNC_SWEPT_VALUES_MAX :
-	    ++g->n > BNC_SINK_VALUES_MAX) {
-		set(g->d, VERDICT_DENY, "sink_gate", "too many %s in one call "
-		    "(more than %d)", content ? "values to check" :
-		    "destinations", content ? BNC_SWEPT_VALUES_MAX :
-		    BNC_SINK_VALUES_MAX);
-		g->tainted = 1;
-		return;
-	}
-	b = g->tmp;
+	if (v->type != V_STRING && mode != G_SINK)
+		return;		/* numbers and booleans name no identity */
+	if (v->type == V_STRING && v->u.s.len == 0)
+		return;		/* nor does the empty string */
 	buf_reset(b);
 	if (scalar_text(b, v) != 0 || buf_put_u8(b, '\0') != 0) {
 		set(g->d, VERDICT_DENY, "sink_gate", "destination %s cannot "
-		    "be judged", param);
+		    "be judged", gpath(g));
 		g->tainted = 1;
 		return;
 	}
 	s = (const char *)buf_ptr(b);
 	len = buf_len(b) - 1;
-	if (content) {
-		judge_content(g, param, s, len);
-		return;
-	}
-	if (is_trusted(g, param, s, len))
-		return;
-	found = taint_lookup(g->s->taint, s, len);
-	if (found != TAINT_ABSENT) {
-		struct buf *r = buf_new();
-		/* A lookup that could not rule it out counts as found. */
-		const char *how = found == TAINT_FOUND ? "came from untrusted "
-		    "data" : "may have come from untrusted data (the lookup "
-		    "could not rule it out)";
-
-		show(r, param, v);
-		if (g->pol->tainted == TAINTED_DENY) {
-			set(g->d, VERDICT_DENY, "sink_gate", "destination %s %s",
-			    (const char *)buf_ptr(r), how);
-			g->tainted = 1;
-		} else if (!g->have_ask) {
-			set(g->d, VERDICT_ASK, "sink_gate", "destination %s %s",
-			    (const char *)buf_ptr(r), how);
-			g->have_ask = 1;
-		}
-		buf_free(r);
-	} else if (!g->have_ask) {
-		struct buf *r = buf_new();
-
-		show(r, param, v);
-		set(g->d, VERDICT_ASK, "sink_gate", "destination %s is not a "
-		    "vouched recipient", (const char *)buf_ptr(r));
-		buf_free(r);
-		g->have_ask = 1;
-	} else
-		return;
-	if (g->d->verdict == VERDICT_ASK && g->d->ask_value == NULL) {
-		g->d->ask_param = xstrdup(param);
-		g->d->ask_value = xmemdup(s, len + 1);
-		g->d->ask_len = len;
-	}
-}
-
-/* Lists and objects are judged element by element, keys and values. */
-static void
-flatten(struct gate *g, const char *param, const struct value *v, int depth,
-    int content)
-{
-	size_t i;
-
-	switch (v->type) {
-	case V_NULL:
-		return;
-	case V_ARRAY:
-		for (i = 0; i < v->u.a.n; i++)
-			flatten(g, param, v->u.a.v[i], depth + 1, content);
-		return;
-	case V_OBJECT:
-		for (i = 0; i < v->u.o.n; i++) {
-			struct value key;
-
-			key.type = V_STRING;
-			key.u.s.p = v->u.o.m[i].key;
-			key.u.s.len = v->u.o.m[i].klen;
-			judge(g, param, &key, content);
-			flatten(g, param, v->u.o.m[i].val, depth + 1, content);
-		}
-		return;
-	default:
-		judge(g, param, v, content);
-	}
+	if ((mode == G_SINK || mode == G_HEADER) &&
+	    (memchr(s, '\r', len) != NULL || memchr(s, '\n', len) != NULL))
+		judge_lines(g, s, len);
+	else if (mode == G_SINK)
+		judge_dest(g, s, len);
+	else
+		judge_idents(g, s, len, mode == G_HEADER ? G_SCAN : mode);
 }
 
 /* Absent, null, or an empty list, object or string. */
@@ -527,6 +529,106 @@ is_empty(const struct value *v)
 	    (v->type == V_ARRAY && v->u.a.n == 0) ||
 	    (v->type == V_OBJECT && v->u.o.n == 0) ||
 	    (v->type == V_STRING && v->u.s.len == 0);
+}
+
+/*
+ * The mode of a member named key inside a value of mode outer: its name
+ * makes it a destination or header-like at any depth (a Bcc inside
+ * headers); else it keeps its container's mode.
+ */
+static enum gmode
+member_mode(const char *key, enum gmode outer)
+{
+	int c = policy_name_class(key);
+
+	if (c & NAME_SINK)
+		return G_SINK;
+	if (c & NAME_HEADER)
+		return G_HEADER;
+	return outer;
+}
+
+/*
+ * Lists and objects are judged element by element, keys and values.  In
+ * a destination, a key is a destination too, unless it names one (a
+ * "Bcc" key holds destinations; it is not one).
+ */
+static void
+walk(struct gate *g, const struct value *v, enum gmode mode)
+{
+	const struct member *m;
+	struct value key;
+	size_t i, plen;
+	enum gmode inner;
+
+	if (g->tainted)
+		return;
+	switch (v->type) {
+	case V_NULL:
+		return;
+	case V_ARRAY:
+		for (i = 0; i < v->u.a.n && !g->tainted; i++)
+			walk(g, v->u.a.v[i], mode);
+		return;
+	case V_OBJECT:
+		for (i = 0; i < v->u.o.n && !g->tainted; i++) {
+			m = &v->u.o.m[i];
+			key = str_view(m->key, m->klen);
+			inner = member_mode(m->key, mode);
+			if (mode != G_SINK ||
+			    !(policy_name_class(m->key) &
+			    (NAME_SINK | NAME_HEADER)))
+				judge_scalar(g, &key, mode);
+			if (inner == G_SINK && mode != G_SINK &&
+			    !is_empty(m->val))
+				sink_note(g->d, g->top);
+			plen = path_push(g, m->key, m->klen);
+			walk(g, m->val, inner);
+			path_pop(g, plen);
+		}
+		return;
+	default:
+		judge_scalar(g, v, mode);
+	}
+}
+/* Does v hold a non-empty string at some depth ([null], [[]], [{}] do
+ * not)?  Object keys count: {"alice@corp.example": ...} is filled. */
+static int
+is_filled(const struct value *v, int depth)
+{
+	size_t i;
+
+	if (v == NULL || depth > BNC_VALUE_DEPTH_MAX)
+		return 0;
+	switch (v->type) {
+	case V_STRING:
+		return v->u.s.len > 0;
+	case V_ARRAY:
+		for (i = 0; i < v->u.a.n; i++)
+			if (is_filled(v->u.a.v[i], depth + 1))
+				return 1;
+		return 0;
+	case V_OBJECT:
+		for (i = 0; i < v->u.o.n; i++)
+			if (v->u.o.m[i].klen > 0 ||
+			    is_filled(v->u.o.m[i].val, depth + 1))
+				return 1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* The member of object o named key, or NULL. */
+static const struct member *
+member_of(const struct value *o, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < o->u.o.n; i++)
+		if (strcmp(o->u.o.m[i].key, key) == 0)
+			return &o->u.o.m[i];
+	return NULL;
 }
 
 static int
@@ -540,65 +642,113 @@ is_declared(const struct tool_policy *pol, const char *name)
 	return 0;
 }
 
+/* Judges one argument in mode; destination arguments are noted. */
+static void
+gate_arg(struct gate *g, const struct member *m, enum gmode mode)
+{
+	size_t old;
+
+	if (mode == G_SINK && !is_empty(m->val))
+		sink_note(g->d, m->key);
+	g->top = m->key;
+	old = path_push(g, m->key, m->klen);
+	walk(g, m->val, mode);
+	path_pop(g, old);
+}
+
 /*
- * 5. The sink gate.  Candidates: the declared sinks that carry a value;
- * if none carries a value (or none is declared), every argument.  If a
- * declared sink is absent, null or empty, every undeclared argument is
- * swept too (DESIGN 5): a destination-shaped one is judged as a sink,
- * any other is checked for taint only, so that a mail without cc is not
- * asked about its body, yet a tainted address in its subject denies.
- * Seed bugs 13 and 19.2 do not come back.
+ * 5. The sink gate (DESIGN 5), over every argument of an exfiltrating
+ * tool.  The declared sinks are destinations; so is every argument, at
+ * any depth, whose name is destination-shaped (policy_name_class).  If
+ * no declared sink holds a non-empty string (or none is declared), every
+ * other argument is swept: judged by the identities in it.  Otherwise the
+ * others are scanned: a tainted identity anywhere denies.  Seed bugs 13
+ * and 19.2 do not come back, nor do sinks that look filled but hold
+ * nothing ([null], [[]], [{}]).
  */
 static void
 sink_gate(struct session *s, const char *tool, const struct tool_policy *pol,
     const struct value *args, struct decision *d)
 {
 	struct gate g;
-	size_t i, present = 0, missing = 0;
+	const struct member *m;
+	size_t i, present = 0;
+	enum gmode mode;
+	int c;
 
+	if (args->u.o.n > BNC_SWEEP_ARGS_MAX) {
+		set(d, VERDICT_DENY, "sink_gate", "too many arguments to judge "
+		    "(more than %d)", BNC_SWEEP_ARGS_MAX);
+		return;
+	}
 	memset(&g, 0, sizeof(g));
 	g.s = s;
 	g.tool = tool;
 	g.pol = pol;
 	g.d = d;
 	g.idents = BNC_SWEPT_IDENTS_MAX;
-	for (i = 0; i < pol->nsink; i++) {
-		if (is_empty(value_get(args, pol->sink_params[i])))
-			missing++;
-		else
-			present++;
-	}
-	/* a sweep's work is bounded by the number of arguments too */
-	if ((present == 0 || missing > 0) &&
-	    args->u.o.n > BNC_SWEEP_ARGS_MAX) {
-		set(d, VERDICT_DENY, "sink_gate", "too many arguments to judge "
-		    "(more than %d)", BNC_SWEEP_ARGS_MAX);
-		return;
-	}
 	g.tmp = buf_new();
+	for (i = 0; i < pol->nsink; i++)
+		if (is_filled(value_get(args, pol->sink_params[i]), 0))
+			present++;
+	/* the declared sinks first, in the policy's order */
 	for (i = 0; i < pol->nsink && !g.tainted; i++)
-		if (!is_empty(value_get(args, pol->sink_params[i])))
-			flatten(&g, pol->sink_params[i],
-			    value_get(args, pol->sink_params[i]), 0, 0);
+		if ((m = member_of(args, pol->sink_params[i])) != NULL)
+			gate_arg(&g, m, G_SINK);
 	for (i = 0; i < args->u.o.n && !g.tainted; i++) {
-		const char *k = args->u.o.m[i].key;
-
-		if (is_declared(pol, k))
+		m = &args->u.o.m[i];
+		if (is_declared(pol, m->key))
 			continue;
-		if (present == 0 || (missing > 0 && policy_dest_name(k))) {
-			if (!is_empty(args->u.o.m[i].val))
-				sink_note(d, k);
-			flatten(&g, k, args->u.o.m[i].val, 0, 0);
-		} else if (missing > 0)
-			flatten(&g, k, args->u.o.m[i].val, 0, 1);
+		c = policy_name_class(m->key);
+		if (c & NAME_SINK)
+			mode = G_SINK;
+		else if (c & NAME_HEADER)
+			mode = G_HEADER;
+		else
+			mode = present > 0 ? G_SCAN : G_SWEEP;
+		gate_arg(&g, m, mode);
 	}
-	d->dests = g.n;
+	d->dests = g.n + g.asked;
 	buf_free(g.tmp);
+	free(g.path);
 	if (g.tainted) {
 		free(d->ask_param);
 		free(d->ask_value);
 		d->ask_param = d->ask_value = NULL;
 	}
+}
+
+/*
+ * 4a. An argument the pinned input schema does not declare reaches the
+ * server unjudged by its author's contract: denied, unless the entry says
+ * extra_args: allow.  Names are read through $ref and composition
+ * (schema.c); what could not be read declares nothing more.
+ */
+static int
+check_declared(const struct tool_entry *e, const struct tool_policy *pol,
+    const struct value *args, struct decision *d)
+{
+	struct schema_props props;
+	struct buf *b;
+	size_t i;
+	int denied = 0;
+
+	if (pol->extra_args || args->u.o.n == 0)
+		return 0;
+	schema_props_get(value_get(e->pin->def, "inputSchema"), &props);
+	for (i = 0; i < args->u.o.n && !denied; i++) {
+		if (schema_props_has(&props, args->u.o.m[i].key))
+			continue;
+		b = buf_new();
+		repr(b, args->u.o.m[i].key, args->u.o.m[i].klen);
+		buf_put_u8(b, '\0');
+		set(d, VERDICT_DENY, "constraint", "argument %s is not in the "
+		    "tool's input schema", (const char *)buf_ptr(b));
+		buf_free(b);
+		denied = 1;
+	}
+	schema_props_free(&props);
+	return denied;
 }
 
 void
@@ -663,8 +813,9 @@ decide_call(struct session *s, const char *name,
 		return;
 	}
 
-	/* 4. constraints */
-	if (args != NULL && check_constraints(s, e, pol, args, d))
+	/* 4. constraints: declared arguments, paths, patterns */
+	if (args != NULL && (check_declared(e, pol, args, d) ||
+	    check_constraints(s, e, pol, args, d)))
 		return;
 
 	/* 5. sink gate */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "schema.h"
 #include "value.h"
 #include "xmalloc.h"
 
@@ -30,32 +31,73 @@ struct words {
 	char	w[WORDS_MAX][WORD_MAX];
 };
 
-/* A parameter whose whole name (words joined by '_') is one of these. */
+/*
+ * Destination-shaped names (DESIGN 5).  A name is split into words and
+ * matched by its words, never by substrings: "tochannel" is one word.
+ * The heuristics' names make an unknown tool exfiltrating; the gate's
+ * names add the sender and reply fields and raw headers, which a server
+ * acts on when it sends, but which also name filters of tools that only
+ * read (search_emails(sender)), so they make no tool exfiltrating alone.
+ */
+
+/* A parameter whose whole name (words joined by '_') is one of these, */
 static const char *const dest_exact[] = {
 	"to", "cc", "bcc", "recipient", "recipients", "url", "urls", "uri",
 	"uris", "email", "emails", "address", "addresses", "channel",
 	"channels", "share_with", "shared_with", "send_to", "reply_to",
 	"forward_to", "to_number", "webhook", "webhooks", "endpoint", "host",
 	"hostname", "participants", "attendees", "invitees", "phone",
+	"destination", "destinations", "target", "targets", "link", "links",
+	"mailto",
 };
 
-/* ... or whose last word is one of these (to_email, webhookUrl) ... */
+/* ... or whose last word is one of these (to_email, webhookUrl), ... */
 static const char *const dest_last[] = {
 	"recipient", "recipients", "email", "emails", "url", "urls", "uri",
-	"address", "addresses", "webhook", "channel", "channels", "host",
-	"hostname",
+	"uris", "address", "addresses", "webhook", "webhooks", "channel",
+	"channels", "host", "hostname", "endpoint", "endpoints", "destination",
+	"destinations", "link", "links", "phone", "phones",
 };
 
-/* ... or whose last two words are one of these (channelId) ... */
+/* ... or whose last two words are one of these (channelId, emailTo), ... */
 static const char *const dest_last2[] = {
 	"channel_id", "channel_ids", "channel_name", "channel_names",
 	"recipient_id", "recipient_ids", "chat_id", "phone_number",
-	"phone_numbers",
+	"phone_numbers", "email_to", "mail_to", "send_to", "forward_to",
+	"reply_to", "copy_to", "share_to", "deliver_to", "post_to",
+	"message_to", "notify_to", "sms_to", "text_to", "push_target",
 };
 
-/* ... unless its first word names the sender, not a destination. */
+/* ... or whose first word is one of these (to_phone, webhook_endpoint), */
+static const char *const dest_first[] = {
+	"to", "cc", "bcc", "recipient", "recipients", "destination",
+	"webhook", "callback", "redirect",
+};
+
+/* ... unless its first word names the sender, or a message replied to
+ * (in_reply_to is a Message-ID), not a destination. */
 static const char *const dest_not_first[] = {
-	"from", "sender",
+	"from", "sender", "in",
+};
+
+/* The gate's sinks beyond those (whole names, words joined by '_'). */
+static const char *const gate_exact[] = {
+	"from", "sender", "reply_to", "webhook",
+	"callback", "redirect", "return_path", "sender_email",
+	"from_email", "from_address", "sender_address",
+};
+
+/* ... and last words (on_callback, success_redirect). */
+static const char *const gate_last[] = {
+	"callback", "callbacks", "redirect", "redirects",
+};
+
+/* Header-like: raw headers, and the subject a mail's headers carry. */
+static const char *const header_exact[] = {
+	"headers", "header", "subject",
+};
+static const char *const header_last[] = {
+	"headers", "header",
 };
 
 /* Verbs in a tool name (seed 11 lists, plus a few synonyms). */
@@ -174,29 +216,62 @@ join_words(const struct words *ws, size_t first, char *out, size_t outlen)
 	return 0;
 }
 
+/* The words of a name, and the name joined by '_'; 0 if none fit. */
+static int
+name_words(const char *param, struct words *ws, char *joined, size_t len)
+{
+	if (param == NULL)
+		return 0;
+	split_words(param, ws);
+	return ws->n > 0 && !ws->overflow &&
+	    join_words(ws, 0, joined, len) == 0;
+}
+
+static int
+dest_words(const struct words *ws, const char *joined)
+{
+	char last2[2 * WORD_MAX + 2];
+
+	if (in_table(ws->w[0], dest_not_first, NELEM(dest_not_first)))
+		return 0;
+	if (in_table(joined, dest_exact, NELEM(dest_exact)) ||
+	    in_table(ws->w[ws->n - 1], dest_last, NELEM(dest_last)) ||
+	    (ws->n >= 2 && in_table(ws->w[0], dest_first, NELEM(dest_first))))
+		return 1;
+	return ws->n >= 2 && join_words(ws, ws->n - 2, last2,
+	    sizeof(last2)) == 0 && in_table(last2, dest_last2,
+	    NELEM(dest_last2));
+}
+
 int
 policy_dest_name(const char *param)
 {
 	struct words ws;
 	char joined[WORDS_MAX * WORD_MAX];
 
-	if (param == NULL)
+	if (!name_words(param, &ws, joined, sizeof(joined)))
 		return 0;
-	split_words(param, &ws);
-	if (ws.n == 0 || ws.overflow ||
-	    join_words(&ws, 0, joined, sizeof(joined)) != 0)
+	return dest_words(&ws, joined);
+}
+
+int
+policy_name_class(const char *param)
+{
+	struct words ws;
+	char joined[WORDS_MAX * WORD_MAX];
+	int c = 0;
+
+	if (!name_words(param, &ws, joined, sizeof(joined)))
 		return 0;
-	if (in_table(ws.w[0], dest_not_first, NELEM(dest_not_first)))
-		return 0;
-	if (in_table(joined, dest_exact, NELEM(dest_exact)))
-		return 1;
-	if (in_table(ws.w[ws.n - 1], dest_last, NELEM(dest_last)))
-		return 1;
-	if (ws.n >= 2 && join_words(&ws, ws.n - 2, joined,
-	    sizeof(joined)) == 0 &&
-	    in_table(joined, dest_last2, NELEM(dest_last2)))
-		return 1;
-	return 0;
+	if (dest_words(&ws, joined))
+		c |= NAME_DEST | NAME_SINK;
+	if (in_table(joined, gate_exact, NELEM(gate_exact)) ||
+	    in_table(ws.w[ws.n - 1], gate_last, NELEM(gate_last)))
+		c |= NAME_SINK;
+	if (in_table(joined, header_exact, NELEM(header_exact)) ||
+	    in_table(ws.w[ws.n - 1], header_last, NELEM(header_last)))
+		c |= NAME_HEADER;
+	return c;
 }
 
 static int
@@ -216,11 +291,8 @@ is_path_param(const char *param)
 	struct words ws;
 	char joined[WORDS_MAX * WORD_MAX];
 
-	split_words(param, &ws);
-	if (ws.n == 0 || ws.overflow ||
-	    join_words(&ws, 0, joined, sizeof(joined)) != 0)
-		return 0;
-	return in_table(joined, path_params, NELEM(path_params));
+	return name_words(param, &ws, joined, sizeof(joined)) &&
+	    in_table(joined, path_params, NELEM(path_params));
 }
 
 static void
@@ -234,27 +306,22 @@ int
 heuristics_derive(struct tool_policy *tp, const char *tool,
     const struct value *schema)
 {
-	const struct value *props = NULL;
+	struct schema_props props;
 	struct words ws;
 	size_t i;
 	int writes;
 
-	if (schema != NULL && schema->type == V_OBJECT)
-		props = value_get(schema, "properties");
-	if (props != NULL && props->type != V_OBJECT)
-		props = NULL;
+	/* through $ref and allOf/anyOf/oneOf, as servers write them */
+	schema_props_get(schema, &props);
 	split_words(tool != NULL ? tool : "", &ws);
 	writes = has_verb(&ws, write_verbs, NELEM(write_verbs));
-	for (i = 0; props != NULL && i < props->u.o.n; i++) {
-		const struct member *m = &props->u.o.m[i];
-
-		if (strlen(m->key) != m->klen)
-			continue;
-		if (policy_dest_name(m->key))
-			push(&tp->sink_params, &tp->nsink, m->key);
-		if (writes && is_path_param(m->key))
-			push(&tp->write_params, &tp->nwrite, m->key);
+	for (i = 0; i < props.n; i++) {
+		if (policy_dest_name(props.names[i]))
+			push(&tp->sink_params, &tp->nsink, props.names[i]);
+		if (writes && is_path_param(props.names[i]))
+			push(&tp->write_params, &tp->nwrite, props.names[i]);
 	}
+	schema_props_free(&props);
 	tp->exfiltrating = tp->nsink > 0;
 	if (has_verb(&ws, delete_verbs, NELEM(delete_verbs)))
 		tp->max_calls = 2;

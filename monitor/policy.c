@@ -530,6 +530,21 @@ key_tainted(struct pctx *x, const struct ynode *v, const char *key,
 }
 
 static int
+key_extra(struct pctx *x, const struct ynode *v, const char *key, int *out)
+{
+	char d[96];
+
+	if (v->type == YNODE_SCALAR && strcmp(v->scalar, "deny") == 0)
+		*out = 0;
+	else if (v->type == YNODE_SCALAR && strcmp(v->scalar, "allow") == 0)
+		*out = 1;
+	else
+		return pfail(x, v, key, "must be allow or deny, not %s",
+		    describe(v, d, sizeof(d)));
+	return 0;
+}
+
+static int
 key_patterns(struct pctx *x, const struct ynode *v, const char *key,
     struct tool_policy *tp)
 {
@@ -589,7 +604,8 @@ enum key_kind {
 	K_LIST,
 	K_PATTERNS,
 	K_MAX_CALLS,
-	K_TAINTED
+	K_TAINTED,
+	K_EXTRA
 };
 
 /* Every key an entry may have; anything else is an error. */
@@ -618,6 +634,8 @@ static const struct entry_key {
 	{ "max_calls", K_MAX_CALLS, 0,
 	    offsetof(struct tool_policy, max_calls), 0 },
 	{ "tainted", K_TAINTED, 0, offsetof(struct tool_policy, tainted), 0 },
+	{ "extra_args", K_EXTRA, 0, offsetof(struct tool_policy, extra_args),
+	    0 },
 	{ "confirm", K_BOOL, 0, offsetof(struct tool_policy, confirm), 0 },
 	{ "taint_source", K_BOOL, 0,
 	    offsetof(struct tool_policy, taint_source), 0 },
@@ -643,6 +661,8 @@ entry_key(struct pctx *x, const struct entry_key *k, const struct ynode *v,
 		return key_max_calls(x, v, key, (long long *)(void *)f);
 	case K_TAINTED:
 		return key_tainted(x, v, key, (enum tainted_action *)(void *)f);
+	case K_EXTRA:
+		return key_extra(x, v, key, (int *)(void *)f);
 	}
 	return pfail(x, v, key, "internal error");
 }

@@ -49,6 +49,8 @@ struct tool_policy {
 	enum tainted_action tainted;
 	int		  confirm;
 	int		  taint_source;	/* default 1 */
+	int		  extra_args;	/* arguments the pinned schema does
+					 * not declare are allowed */
 	int		  forbidden;	/* never listed, always denied */
 	int		  read_only;	/* changes nothing (T0 grants) */
 };
@@ -127,11 +129,24 @@ const struct tool_policy *policy_entry(const struct policy *, size_t);
 
 /*
  * heuristics.c.  Is a parameter name destination-shaped (to, cc, bcc,
- * recipient(s), url, email, address, channel, share_with, ...: see
- * bouncer-policy(5))?  Words are split on non-alphanumerics and camel
- * case, and compared case-insensitively.
+ * recipient(s), url, email, address, channel, share_with, destination,
+ * target, link, ...: see bouncer-policy(5))?  Words are split on
+ * non-alphanumerics and camel case, and compared case-insensitively.
+ * These names make a tool without an entry exfiltrating.
  */
 int	policy_dest_name(const char *param);
+/*
+ * What a name is to the sink gate, at any depth of an exfiltrating
+ * tool's arguments: NAME_DEST, one of the names above; NAME_SINK, its
+ * value is a destination (the names above, and the sender, reply and
+ * callback fields and raw headers: from, sender, reply_to, headers,
+ * webhook, callback, redirect, ...); NAME_HEADER, header-like (headers,
+ * subject): a CR or LF inside its value makes each line a destination.
+ */
+#define NAME_DEST	0x01
+#define NAME_SINK	0x02
+#define NAME_HEADER	0x04
+int	policy_name_class(const char *param);
 /*
  * Fills tp (zeroed by the caller, max_calls -1, taint_source 1) from the
  * tool name and its input schema.  Returns 1 if anything was derived,

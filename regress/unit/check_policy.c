@@ -158,6 +158,7 @@ START_TEST(test_full_entry)
 	    "  tainted: ask\n"
 	    "  confirm: true\n"
 	    "  taint_source: false\n"
+	    "  extra_args: allow\n"
 	    "  read_only: yes\n", 0), 0);
 	tp = policy_for(pol, "mail", "send_email", NULL);
 	ck_assert_str_eq(tp->source, "user");
@@ -183,6 +184,7 @@ START_TEST(test_full_entry)
 	ck_assert_int_eq(tp->confirm, 1);
 	ck_assert_int_eq(tp->taint_source, 0);
 	ck_assert_int_eq(tp->read_only, 1);
+	ck_assert_int_eq(tp->extra_args, 1);
 	ck_assert_int_eq(tp->forbidden, 0);
 	ck_assert_uint_eq(policy_nentries(pol), 1);
 	ck_assert_ptr_eq(policy_entry(pol, 0), tp);
@@ -202,6 +204,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(tp->tainted, TAINTED_DENY);
 	ck_assert_int_eq(tp->confirm, 0);
 	ck_assert_int_eq(tp->taint_source, 1);
+	ck_assert_int_eq(tp->extra_args, 0);
 	ck_assert_uint_eq(tp->nsink + tp->ntrusted + tp->nwrite +
 	    tp->nprefixes + tp->npatterns, 0);
 	/* max_calls: 0 denies the first call: it is kept as 0, not "none" */
@@ -362,13 +365,24 @@ START_TEST(test_heuristics_sink_names)
 		"emails", "addresses", "channels", "shareWith", "host",
 		"reply_to", "forward_to", "participants", "attendees",
 		"phone_number", "chat_id", "ip_address",
+		/* DESIGN 5: by the words of the name */
+		"emailTo", "to_phone", "webhook_endpoint", "destination",
+		"target", "link", "links", "destinations", "endpoint",
+		"toAddress", "cc_list", "bcc_emails", "recipient_name",
+		"callback_url", "redirect_uri", "webhookTarget", "sendTo",
+		"forwardTo", "replyTo", "copy_to", "PhoneNumbers", "mailto",
+		"push_target",
 	};
 	static const char *const no[] = {
 		"subject", "body", "text", "content", "path", "query",
 		"from", "from_email", "sender_email", "sender_address",
 		"email_subject", "email_body", "url_path", "channel_topic",
 		"total", "photo", "tool", "today", "cursor", "forward",
-		"destination", "target", "", "_", "tochannel",
+		"", "_", "tochannel", "inReplyTo", "in_reply_to",
+		/* a range's end, a format: not where anything goes */
+		"date_to", "dateTo", "valid_to", "convert_to", "time_to_live",
+		"target_language", "link_text_color", "targetted",
+		"headers", "sender",
 	};
 	size_t i;
 
@@ -402,6 +416,54 @@ START_TEST(test_heuristics_sink_names)
 	    "bcc", NULL));
 	ck_assert_uint_eq(tp->nsink, 3);
 	ck_assert_str_eq(tp->sink_params[0], "recipients");
+}
+END_TEST
+
+/* The sink gate's names: destinations, sender fields, header-like. */
+START_TEST(test_name_class)
+{
+	static const struct {
+		const char	*name;
+		int		 c;
+	} v[] = {
+		{ "to", NAME_DEST | NAME_SINK },
+		{ "emailTo", NAME_DEST | NAME_SINK },
+		{ "reply_to", NAME_DEST | NAME_SINK },
+		{ "replyTo", NAME_DEST | NAME_SINK },
+		{ "from", NAME_SINK },
+		{ "From", NAME_SINK },
+		{ "sender", NAME_SINK },
+		{ "from_email", NAME_SINK },
+		{ "sender_address", NAME_SINK },
+		{ "webhook", NAME_DEST | NAME_SINK },
+		{ "callback", NAME_SINK },
+		{ "on_callback", NAME_SINK },
+		{ "redirect", NAME_SINK },
+		{ "success_redirect", NAME_SINK },
+		{ "redirect_to", NAME_DEST | NAME_SINK },
+		{ "return_path", NAME_SINK },
+		{ "Bcc", NAME_DEST | NAME_SINK },
+		{ "Reply-To", NAME_DEST | NAME_SINK },
+		{ "headers", NAME_HEADER },
+		{ "Header", NAME_HEADER },
+		{ "extraHeaders", NAME_HEADER },
+		{ "custom_headers", NAME_HEADER },
+		{ "subject", NAME_HEADER },
+		{ "Subject", NAME_HEADER },
+		{ "body", 0 },
+		{ "in_reply_to", 0 },
+		{ "date_from", 0 },
+		{ "fromDate", 0 },
+		{ "subject_line", 0 },
+		{ "", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		ck_assert_msg(policy_name_class(v[i].name) == v[i].c,
+		    "%s: %d, want %d", v[i].name,
+		    policy_name_class(v[i].name), v[i].c);
+	ck_assert_int_eq(policy_name_class(NULL), 0);
 }
 END_TEST
 
@@ -934,6 +996,11 @@ START_TEST(test_err_types)
 	expect_error_says("t:\n  tainted: allow\n", 2, "t.tainted",
 	    "must be deny or ask");
 	expect_error("t:\n  tainted: [deny]\n", 2, "t.tainted");
+	expect_error_says("t:\n  extra_args: true\n", 2, "t.extra_args",
+	    "must be allow or deny");
+	expect_error("t:\n  extra_args: yes\n", 2, "t.extra_args");
+	expect_error("t:\n  extra_args: [allow]\n", 2, "t.extra_args");
+	ck_assert_int_eq(load("t:\n  extra_args: deny\n", 0), 0);
 	expect_error("t:\n  arg_patterns: [a]\n", 2, "t.arg_patterns");
 	expect_error("t:\n  arg_patterns: {a: [x]}\n", 2, "t.arg_patterns.a");
 	expect_error("t:\n  arg_patterns:\n    a: ~\n", 3, "t.arg_patterns.a");
@@ -1205,6 +1272,7 @@ policy_suite(void)
 	tcase_add_test(tc, test_heuristics_seed);
 	tcase_add_test(tc, test_heuristics_sink_names);
 	tcase_add_test(tc, test_heuristics_word_boundaries);
+	tcase_add_test(tc, test_name_class);
 	tcase_add_test(tc, test_heuristics_cache);
 	tcase_add_test(tc, test_heuristics_odd_schemas);
 	tcase_add_test(tc, test_pattern_full_match);
