@@ -21,6 +21,7 @@
 #include "buf.h"
 #include "conffile.h"
 #include "decide.h"
+#include "err.h"
 #include "log.h"
 #include "monitor.h"
 #include "pathcheck.h"
@@ -383,11 +384,101 @@ gate_unproven(struct gate *g, const char *what, const char *s, size_t len,
 	gate_ask(g, s, len);
 }
 
+/* What the identities of one text came to: the worst one decides. */
+enum id_rank {
+	ID_NONE = 0,
+	ID_UNPROVEN,		/* looked up, not found */
+	ID_DROPPED,		/* not found, but output was dropped */
+	ID_UNSURE,		/* the lookup could not rule it out */
+	ID_FOUND,		/* in untrusted output */
+	ID_OVER,		/* too many to look up: deny */
+	ID_ERROR		/* cannot be judged: deny */
+};
+
+struct idres {
+	struct gate	*g;
+	enum id_rank	 rank;
+	char		 ident[BNC_TAINT_IDENT_LEN + 1];	/* the worst */
+};
+
+/* Keeps the worst identity (the first of its rank). */
+static void
+idres_note(struct idres *res, enum id_rank rank, const char *s, size_t len)
+{
+	if (rank <= res->rank)
+		return;
+	res->rank = rank;
+	snprintf(res->ident, sizeof(res->ident), "%.*s", (int)len, s);
+}
+
+/*
+ * One identity a pack's identity_patterns found: trusted, else looked
+ * up.  Returns 1 to stop (found: nothing worse can come).
+ */
+static int
+judge_identity(void *arg, const char *s, size_t len)
+{
+	struct idres *res = arg;
+	struct gate *g = res->g;
+	enum taint_found f;
+
+	if (g->idents == 0) {
+		idres_note(res, ID_OVER, "", 0);
+		return 1;
+	}
+	g->idents--;
+	if (is_trusted(g, gpath(g), s, len))
+		return 0;
+	f = taint_lookup(g->s->taint, s, len);
+	if (f == TAINT_FOUND)
+		idres_note(res, ID_FOUND, s, len);
+	else if (f == TAINT_UNSURE)
+		idres_note(res, ID_UNSURE, s, len);
+	else if (taint_strict(g->s->taint))
+		idres_note(res, ID_DROPPED, s, len);
+	else
+		idres_note(res, ID_UNPROVEN, s, len);
+	return res->rank >= ID_FOUND;
+}
+
+/* The identities the entry's identity_patterns find in s. */
+static void
+pattern_identities(struct idres *res, const char *s, size_t len)
+{
+	int r;
+
+	if (res->rank >= ID_FOUND || res->g->pol->nidpats == 0)
+		return;
+	r = policy_identities(res->g->pol, s, len, judge_identity, res);
+	if (r == -BNC_ERR_TOO_LARGE)
+		idres_note(res, ID_OVER, "", 0);
+	else if (r < 0)
+		idres_note(res, ID_ERROR, "", 0);
+}
+
+/* Denies for an identity that could not be judged; 1 if it did. */
+static int
+idres_fail(struct gate *g, const struct idres *res)
+{
+	if (res->rank == ID_OVER || ((res->rank == ID_FOUND ||
+	    res->rank == ID_UNSURE) && res->ident[0] == '\0'))
+		set(g->d, VERDICT_DENY, "sink_gate", "too many addresses in "
+		    "one call to check (more than %d)", BNC_SWEPT_IDENTS_MAX);
+	else if (res->rank == ID_ERROR)
+		set(g->d, VERDICT_DENY, "sink_gate", "the identities in %s "
+		    "cannot be judged (the match failed)", gpath(g));
+	else
+		return 0;
+	g->tainted = 1;
+	return 1;
+}
+
 /* One destination: trusted, else tainted, else unproven. */
 static void
 judge_dest(struct gate *g, const char *s, size_t len)
 {
 	enum taint_found found;
+	struct idres res;
 
 	if (g->tainted)
 		return;
@@ -399,8 +490,20 @@ judge_dest(struct gate *g, const char *s, size_t len)
 	}
 	if (is_trusted(g, gpath(g), s, len))
 		return;
-	if ((found = taint_lookup(g->s->taint, s, len)) != TAINT_ABSENT)
+	if ((found = taint_lookup(g->s->taint, s, len)) != TAINT_ABSENT) {
 		gate_tainted(g, "destination", s, len, found);
+		return;
+	}
+	/* an account a pack names, inside a longer destination */
+	memset(&res, 0, sizeof(res));
+	res.g = g;
+	pattern_identities(&res, s, len);
+	if (idres_fail(g, &res))
+		return;
+	if (res.rank == ID_FOUND || res.rank == ID_UNSURE)
+		gate_tainted(g, "an address in destination", res.ident,
+		    strlen(res.ident), res.rank == ID_FOUND ? TAINT_FOUND :
+		    TAINT_UNSURE);
 	else
 		gate_unproven(g, "destination", s, len,
 		    "is not a vouched recipient");
@@ -441,18 +544,22 @@ pass_trusted(void *arg, const char *s, size_t len)
 
 /*
  * Text judged by the destination identities in it (taint.h: addresses,
- * URL hosts, scheme addresses), each trusted or else looked up: a
- * tainted one denies (or asks, with `tainted: ask').  Swept text asks
- * about its first unproven identity; scanned text does not (it is what a
- * message says, not where it goes) until the taint index has dropped
- * output: an identity not found may have been in what was dropped
- * (DESIGN 5: the gate then gets stricter).  The reason shows the
- * identity, never the rest of the text.
+ * URL hosts, scheme addresses; and what the entry's identity_patterns
+ * find), each trusted or else looked up: a tainted one denies (or asks,
+ * with `tainted: ask').  Swept text asks about its first unproven
+ * identity; scanned text does not (it is what a message says, not where
+ * it goes) until the taint index has dropped output: an identity not
+ * found may have been in what was dropped (DESIGN 5: the gate then gets
+ * stricter).  The reason shows the identity, never the rest of the text.
  */
 static void
 judge_idents(struct gate *g, const char *s, size_t len, enum gmode mode)
 {
-	char ident[BNC_TAINT_IDENT_LEN + 1];
+	static const enum id_rank ranks[] = {
+		[TAINT_ABSENT] = ID_NONE, [TAINT_FOUND] = ID_FOUND,
+		[TAINT_UNSURE] = ID_UNSURE, [TAINT_DROPPED] = ID_DROPPED,
+	};
+	struct idres res;
 	struct pass_ctx pc;
 	enum taint_found r;
 	const char *what = mode == G_SWEEP ? "an address in swept argument" :
@@ -466,24 +573,27 @@ judge_idents(struct gate *g, const char *s, size_t len, enum gmode mode)
 		g->tainted = 1;
 		return;
 	}
+	memset(&res, 0, sizeof(res));
 	memset(&pc, 0, sizeof(pc));
+	res.g = g;
 	pc.g = g;
 	r = taint_lookup_idents(g->s->taint, s, len, pass_trusted, &pc,
-	    &g->idents, ident, sizeof(ident));
-	if ((r == TAINT_FOUND || r == TAINT_UNSURE) && ident[0] == '\0') {
-		set(g->d, VERDICT_DENY, "sink_gate", "too many addresses in "
-		    "one call to check (more than %d)", BNC_SWEPT_IDENTS_MAX);
-		g->tainted = 1;
-	} else if (r == TAINT_FOUND || r == TAINT_UNSURE)
-		gate_tainted(g, what, ident, strlen(ident), r);
-	else if (r == TAINT_DROPPED || (mode == G_SWEEP &&
-	    pc.first[0] != '\0')) {
-		if (r != TAINT_DROPPED)
-			snprintf(ident, sizeof(ident), "%s", pc.first);
+	    &g->idents, res.ident, sizeof(res.ident));
+	res.rank = ranks[r];
+	if (res.rank == ID_NONE && pc.first[0] != '\0')
+		idres_note(&res, ID_UNPROVEN, pc.first, strlen(pc.first));
+	pattern_identities(&res, s, len);
+	if (idres_fail(g, &res))
+		return;
+	if (res.rank == ID_FOUND || res.rank == ID_UNSURE)
+		gate_tainted(g, what, res.ident, strlen(res.ident),
+		    res.rank == ID_FOUND ? TAINT_FOUND : TAINT_UNSURE);
+	else if (res.rank == ID_DROPPED || (mode == G_SWEEP &&
+	    res.rank == ID_UNPROVEN)) {
 		if (!g->have_ask)
 			g->asked++;
-		gate_unproven(g, what, ident, strlen(ident),
-		    r == TAINT_DROPPED ? "may have come from output the "
+		gate_unproven(g, what, res.ident, strlen(res.ident),
+		    res.rank == ID_DROPPED ? "may have come from output the "
 		    "session no longer holds (the taint index dropped its "
 		    "oldest output)" : "is not a vouched recipient");
 	}

@@ -173,6 +173,11 @@ tool_policy_clear(struct tool_policy *tp)
 		pcre2_code_free(tp->patterns[i].re);
 	}
 	free(tp->patterns);
+	for (i = 0; i < tp->nidpats; i++) {
+		free(tp->idpats[i].src);
+		pcre2_code_free(tp->idpats[i].re);
+	}
+	free(tp->idpats);
 	memset(tp, 0, sizeof(*tp));
 }
 
@@ -544,18 +549,42 @@ key_extra(struct pctx *x, const struct ynode *v, const char *key, int *out)
 	return 0;
 }
 
+/*
+ * Compiles src (from node v, key for messages).  anchored: the whole
+ * value must match, by options, not by wrapping the source in
+ * ^(?:...)$: a stray ')' must not compile.
+ */
+static int
+compile_regex(struct pctx *x, const struct ynode *v, const char *key,
+    const char *src, int anchored, pcre2_code **out)
+{
+	PCRE2_UCHAR emsg[256];
+	PCRE2_SIZE eoff;
+	uint32_t opts = PCRE2_UTF | PCRE2_NEVER_BACKSLASH_C;
+	int ecode;
+
+	if (anchored)
+		opts |= PCRE2_ANCHORED | PCRE2_ENDANCHORED;
+	*out = pcre2_compile((PCRE2_SPTR)src, PCRE2_ZERO_TERMINATED, opts,
+	    &ecode, &eoff, NULL);
+	if (*out != NULL)
+		return 0;
+	if (pcre2_get_error_message(ecode, emsg, sizeof(emsg)) < 0)
+		snprintf((char *)emsg, sizeof(emsg), "error %d", ecode);
+	return pfail(x, v, key, "bad regex /%.200s/: %s at offset %zu", src,
+	    (char *)emsg, (size_t)eoff);
+}
+
 static int
 key_patterns(struct pctx *x, const struct ynode *v, const char *key,
     struct tool_policy *tp)
 {
-	PCRE2_UCHAR emsg[256];
-	PCRE2_SIZE eoff;
 	pcre2_code *re;
 	const struct ynode *rv;
 	const char *param, *src;
 	char kp[BNC_POLICY_STRING_MAX + 128], d[96];
 	size_t i;
-	int r, ecode;
+	int r;
 
 	if (v->type != YNODE_MAPPING)
 		return pfail(x, v, key, "must be a mapping of argument to "
@@ -575,26 +604,79 @@ key_patterns(struct pctx *x, const struct ynode *v, const char *key,
 			src = "";
 		else if ((r = get_string(x, rv, kp, &src)) != 0)
 			return r;
-		/*
-		 * Anchored at both ends by options, not by wrapping the
-		 * source in ^(?:...)$: a stray ')' must not compile.
-		 */
-		re = pcre2_compile((PCRE2_SPTR)src, PCRE2_ZERO_TERMINATED,
-		    PCRE2_UTF | PCRE2_ANCHORED | PCRE2_ENDANCHORED |
-		    PCRE2_NEVER_BACKSLASH_C, &ecode, &eoff, NULL);
-		if (re == NULL) {
-			if (pcre2_get_error_message(ecode, emsg,
-			    sizeof(emsg)) < 0)
-				snprintf((char *)emsg, sizeof(emsg), "error %d",
-				    ecode);
-			return pfail(x, v->items[i + 1], kp, "bad regex "
-			    "/%.200s/: %s at offset %zu", src, (char *)emsg,
-			    (size_t)eoff);
-		}
+		if ((r = compile_regex(x, rv, kp, src, 1, &re)) != 0)
+			return r;
 		tp->patterns[tp->npatterns].param = xstrdup(param);
 		tp->patterns[tp->npatterns].src = xstrdup(src);
 		tp->patterns[tp->npatterns].re = re;
 		tp->npatterns++;
+	}
+	return 0;
+}
+
+/* Searches s for re from off; 1 and the match's span, 0 none, < 0 error. */
+static int
+search(const pcre2_code *re, const char *s, size_t len, size_t off,
+    size_t *mo, size_t *ml)
+{
+	pcre2_match_data *md = NULL;
+	pcre2_match_context *mc = NULL;
+	PCRE2_SIZE *ov;
+	int r = -1, rc;
+
+	if ((md = pcre2_match_data_create_from_pattern(re, NULL)) == NULL ||
+	    (mc = pcre2_match_context_create(NULL)) == NULL)
+		goto out;
+	/* The subject is the agent's: bound the backtracking it can cause. */
+	pcre2_set_match_limit(mc, BNC_POLICY_MATCH_LIMIT);
+	pcre2_set_depth_limit(mc, BNC_POLICY_DEPTH_LIMIT);
+	pcre2_set_heap_limit(mc, BNC_POLICY_HEAP_LIMIT);
+	rc = pcre2_match(re, (PCRE2_SPTR)s, len, off, 0, md, mc);
+	if (rc >= 0) {
+		ov = pcre2_get_ovector_pointer(md);
+		if (ov[0] > ov[1] || ov[1] > len)
+			goto out;
+		*mo = ov[0];
+		*ml = ov[1] - ov[0];
+		r = 1;
+	} else if (rc == PCRE2_ERROR_NOMATCH)
+		r = 0;
+ out:
+	pcre2_match_data_free(md);
+	pcre2_match_context_free(mc);
+	return r;
+}
+
+/* identity_patterns: found anywhere in a value, never empty. */
+static int
+key_idpats(struct pctx *x, const struct ynode *v, const char *key,
+    struct tool_policy *tp)
+{
+	pcre2_code *re;
+	const char *src;
+	char d[96];
+	size_t i, mo, ml;
+	int r;
+
+	if (v->type != YNODE_SEQUENCE)
+		return pfail(x, v, key, "must be a list of regexes, not %s",
+		    describe(v, d, sizeof(d)));
+	if (v->n > BNC_POLICY_LIST_MAX)
+		return pfail(x, v, key, "more than %d entries",
+		    BNC_POLICY_LIST_MAX);
+	tp->idpats = xcalloc(v->n + 1, sizeof(*tp->idpats));
+	for (i = 0; i < v->n; i++) {
+		if ((r = get_string(x, v->items[i], key, &src)) != 0 ||
+		    (r = compile_regex(x, v->items[i], key, src, 0, &re)) != 0)
+			return r;
+		tp->idpats[tp->nidpats].src = xstrdup(src);
+		tp->idpats[tp->nidpats].re = re;
+		tp->nidpats++;
+		/* an identity is something: a pattern that matches nothing
+		 * would find one between every two characters */
+		if (search(re, "", 0, 0, &mo, &ml) != 0)
+			return pfail(x, v->items[i], key, "/%.200s/ matches "
+			    "the empty string", src);
 	}
 	return 0;
 }
@@ -605,7 +687,8 @@ enum key_kind {
 	K_PATTERNS,
 	K_MAX_CALLS,
 	K_TAINTED,
-	K_EXTRA
+	K_EXTRA,
+	K_IDPATS
 };
 
 /* Every key an entry may have; anything else is an error. */
@@ -636,6 +719,7 @@ static const struct entry_key {
 	{ "tainted", K_TAINTED, 0, offsetof(struct tool_policy, tainted), 0 },
 	{ "extra_args", K_EXTRA, 0, offsetof(struct tool_policy, extra_args),
 	    0 },
+	{ "identity_patterns", K_IDPATS, 0, 0, 0 },
 	{ "confirm", K_BOOL, 0, offsetof(struct tool_policy, confirm), 0 },
 	{ "taint_source", K_BOOL, 0,
 	    offsetof(struct tool_policy, taint_source), 0 },
@@ -663,6 +747,8 @@ entry_key(struct pctx *x, const struct entry_key *k, const struct ynode *v,
 		return key_tainted(x, v, key, (enum tainted_action *)(void *)f);
 	case K_EXTRA:
 		return key_extra(x, v, key, (int *)(void *)f);
+	case K_IDPATS:
+		return key_idpats(x, v, key, tp);
 	}
 	return pfail(x, v, key, "internal error");
 }
@@ -918,28 +1004,35 @@ policy_for(struct policy *p, const char *upstream, const char *tool,
 int
 policy_pattern_match(const struct arg_pattern *ap, const char *s, size_t len)
 {
-	pcre2_match_data *md = NULL;
-	pcre2_match_context *mc = NULL;
-	int r = -1, rc;
+	size_t mo, ml;
 
 	if (ap == NULL || ap->re == NULL || s == NULL)
-		goto out;
-	if ((md = pcre2_match_data_create_from_pattern(ap->re, NULL)) == NULL ||
-	    (mc = pcre2_match_context_create(NULL)) == NULL)
-		goto out;
-	/* The subject is the agent's: bound the backtracking it can cause. */
-	pcre2_set_match_limit(mc, BNC_POLICY_MATCH_LIMIT);
-	pcre2_set_depth_limit(mc, BNC_POLICY_DEPTH_LIMIT);
-	pcre2_set_heap_limit(mc, BNC_POLICY_HEAP_LIMIT);
-	rc = pcre2_match(ap->re, (PCRE2_SPTR)s, len, 0, 0, md, mc);
-	if (rc >= 0)
-		r = 1;
-	else if (rc == PCRE2_ERROR_NOMATCH)
-		r = 0;
- out:
-	pcre2_match_data_free(md);
-	pcre2_match_context_free(mc);
-	return r;
+		return -1;
+	/* anchored at both ends when compiled: a match is a full match */
+	return search(ap->re, s, len, 0, &mo, &ml);
+}
+
+int
+policy_identities(const struct tool_policy *tp, const char *s, size_t len,
+    int (*fn)(void *, const char *, size_t), void *arg)
+{
+	size_t i, off, mo, ml, n = 0;
+	int r;
+
+	for (i = 0; i < tp->nidpats; i++) {
+		for (off = 0; off <= len; off = mo + ml) {
+			if ((r = search(tp->idpats[i].re, s, len, off, &mo,
+			    &ml)) < 0)
+				return -BNC_ERR_INTERNAL;
+			if (r == 0 || ml == 0)
+				break;
+			if (++n > BNC_POLICY_IDENTS_MAX)
+				return -BNC_ERR_TOO_LARGE;
+			if ((r = fn(arg, s + mo, ml)) != 0)
+				return r;
+		}
+	}
+	return 0;
 }
 
 /* ---- trusted destinations ----------------------------------------- */

@@ -45,6 +45,8 @@ struct tool_policy {
 	size_t		  nprefixes;
 	struct arg_pattern *patterns;
 	size_t		  npatterns;
+	struct arg_pattern *idpats;	/* identity_patterns (no param) */
+	size_t		  nidpats;
 	long long	  max_calls;	/* -1: none */
 	enum tainted_action tainted;
 	int		  confirm;
@@ -88,6 +90,17 @@ const struct tool_policy *policy_for(struct policy *, const char *upstream,
  */
 int	policy_pattern_match(const struct arg_pattern *, const char *s,
 	    size_t len);
+
+/*
+ * The identities the entry's identity_patterns find in s (account
+ * numbers and other destinations a pack names): fn(arg, match, len) for
+ * each non-empty match, pattern by pattern, left to right.  Stops at
+ * the first non-zero fn result and returns it; -BNC_ERR_TOO_LARGE past
+ * BNC_POLICY_IDENTS_MAX matches, -BNC_ERR_INTERNAL when a match fails
+ * (bad UTF-8, match limit): callers fail closed.  0 otherwise.
+ */
+int	policy_identities(const struct tool_policy *, const char *s,
+	    size_t len, int (*fn)(void *, const char *, size_t), void *arg);
 
 /*
  * Does a destination value match a trusted_destinations entry?  Both

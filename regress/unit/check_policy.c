@@ -564,6 +564,59 @@ START_TEST(test_heuristics_odd_schemas)
 }
 END_TEST
 
+struct idcollect {
+	char	got[512];
+	size_t	n;
+};
+
+static int
+idcollect(void *arg, const char *s, size_t len)
+{
+	struct idcollect *c = arg;
+	int n;
+
+	if (c->n >= sizeof(c->got) - 1)
+		return 0;
+	n = snprintf(c->got + c->n, sizeof(c->got) - c->n, "[%.*s]", (int)len,
+	    s);
+	c->n = n < 0 ? c->n : c->n + (size_t)n;
+	return 0;
+}
+
+START_TEST(test_identity_patterns)
+{
+	const struct tool_policy *tp;
+	struct idcollect c;
+	char big[8192];
+	size_t i;
+
+	ck_assert_msg(load("pay:\n  identity_patterns: ['ACCT-[0-9]{3}', "
+	    "'[a-z]+@bank']\n", 0) == 0, "%s", err);
+	tp = policy_for(pol, "up", "pay", NULL);
+	ck_assert_uint_eq(tp->nidpats, 2);
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(policy_identities(tp, "to ACCT-123 and ACCT-456, "
+	    "or bob@bank", 38, idcollect, &c), 0);
+	ck_assert_str_eq(c.got, "[ACCT-123][ACCT-456][bob@bank]");
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(policy_identities(tp, "nothing", 7, idcollect, &c),
+	    0);
+	ck_assert_str_eq(c.got, "");
+	/* at the bound and past it */
+	for (i = 0; i < BNC_POLICY_IDENTS_MAX; i++)
+		memcpy(big + 9 * i, "ACCT-000 ", 9);
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(policy_identities(tp, big, 9 * i, idcollect, &c), 0);
+	memcpy(big + 9 * i, "ACCT-000 ", 9);
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(policy_identities(tp, big, 9 * (i + 1), idcollect,
+	    &c), -BNC_ERR_TOO_LARGE);
+	/* a match that fails (invalid UTF-8) is an error, never "none" */
+	ck_assert_int_lt(policy_identities(tp, "ACCT-\xff", 6, idcollect, &c),
+	    0);
+}
+END_TEST
+
 /* ---- core: patterns (full match, seed 6.2) ------------------------ */
 
 static const struct arg_pattern *
@@ -1001,6 +1054,14 @@ START_TEST(test_err_types)
 	expect_error("t:\n  extra_args: yes\n", 2, "t.extra_args");
 	expect_error("t:\n  extra_args: [allow]\n", 2, "t.extra_args");
 	ck_assert_int_eq(load("t:\n  extra_args: deny\n", 0), 0);
+	expect_error_says("t:\n  identity_patterns: 'x+'\n", 2,
+	    "t.identity_patterns", "must be a list of regexes");
+	expect_error_says("t:\n  identity_patterns: ['a(']\n", 2,
+	    "t.identity_patterns", "bad regex");
+	expect_error_says("t:\n  identity_patterns: ['x*']\n", 2,
+	    "t.identity_patterns", "matches the empty string");
+	expect_error_says("t:\n  identity_patterns: ['a|']\n", 2,
+	    "t.identity_patterns", "matches the empty string");
 	expect_error("t:\n  arg_patterns: [a]\n", 2, "t.arg_patterns");
 	expect_error("t:\n  arg_patterns: {a: [x]}\n", 2, "t.arg_patterns.a");
 	expect_error("t:\n  arg_patterns:\n    a: ~\n", 3, "t.arg_patterns.a");
@@ -1273,6 +1334,7 @@ policy_suite(void)
 	tcase_add_test(tc, test_heuristics_sink_names);
 	tcase_add_test(tc, test_heuristics_word_boundaries);
 	tcase_add_test(tc, test_name_class);
+	tcase_add_test(tc, test_identity_patterns);
 	tcase_add_test(tc, test_heuristics_cache);
 	tcase_add_test(tc, test_heuristics_odd_schemas);
 	tcase_add_test(tc, test_pattern_full_match);

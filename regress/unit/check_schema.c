@@ -99,15 +99,20 @@ END_TEST
 /* BNC_SCHEMA_DEPTH_MAX levels of allOf are read; one more is not. */
 START_TEST(test_depth)
 {
-	char s[4096], t[4096];
+	char s[4096];
+	size_t o;
 	int i, n;
 
 	for (n = BNC_SCHEMA_DEPTH_MAX; n <= BNC_SCHEMA_DEPTH_MAX + 1; n++) {
-		snprintf(s, sizeof(s), "{\"properties\":{\"deep\":{}}}");
-		for (i = 0; i < n; i++) {
-			snprintf(t, sizeof(t), "{\"allOf\":[%s]}", s);
-			memcpy(s, t, sizeof(s));
-		}
+		o = 0;
+		for (i = 0; i < n; i++)
+			o += (size_t)snprintf(s + o, sizeof(s) - o,
+			    "{\"allOf\":[");
+		o += (size_t)snprintf(s + o, sizeof(s) - o,
+		    "{\"properties\":{\"deep\":{}}}");
+		for (i = 0; i < n; i++)
+			o += (size_t)snprintf(s + o, sizeof(s) - o, "]}");
+		ck_assert_uint_lt(o, sizeof(s));
 		expect(s, n == BNC_SCHEMA_DEPTH_MAX ? "deep" : "",
 		    n == BNC_SCHEMA_DEPTH_MAX);
 	}
