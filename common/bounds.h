@@ -78,6 +78,13 @@
 #define BNC_ASK_TIMEOUT_MAX	3600
 #define BNC_ROUTES_MAX		65536		/* resource URIs and prompt names remembered */
 
+/* path confinement (DESIGN 5, 4; monitor/pathcheck.c) */
+#define BNC_PATH_LINKS_MAX	40		/* links followed in one walk:
+						 * Linux's MAXSYMLINKS */
+#define BNC_PATH_WORK_MAX	(2 * BNC_PATH_MAX)	/* bytes of a path
+						 * joined to its base or home,
+						 * or of what is left to walk */
+
 /* the audit log (DESIGN 9; monitor/audit.c, bouncer-audit) */
 #define BNC_AUDIT_BUSY_MS	1000		/* wait for another writer's lock, then deny */
 #define BNC_AUDIT_FIELD_MAX	1024		/* bytes of session, agent, upstream, tool,

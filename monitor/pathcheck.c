@@ -6,17 +6,24 @@
  * "./out"), and a resolved one, so a symlink inside the prefix that
  * points outside is caught.  A path that climbs above the start of a
  * relative path (a leading "..") is outside whatever the prefix, even
- * "." or "" (seed-semantics 19.1).  Any doubt answers "outside".
+ * "." or "" (seed-semantics 19.1).  The resolution follows every link,
+ * a dangling one too, to where a write would land, and is also made
+ * stopping at a link in last position, the object that unlink() or
+ * rename() would act on.  Any doubt (too long, a link loop, a directory
+ * that cannot be searched) answers "outside".  It must never change the
+ * file system: it only looks (lstat, readlink).
  */
+#include <sys/stat.h>
+
 #include <errno.h>
-#include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "err.h"
 #include "bounds.h"
 #include "pathcheck.h"
+
+#define NREAD	2		/* resolutions: followed, last link kept */
 
 int
 path_normalize(const char *path, char *out, size_t outlen)
@@ -99,78 +106,177 @@ path_lexically_under(const char *path, const char *prefix)
 	    (path[n] == '\0' || path[n] == '/');
 }
 
+/* head and tail, as they are, into out. */
+static int
+concat(const char *head, const char *sep, const char *tail, char *out,
+    size_t outlen)
+{
+	size_t hl = strlen(head), sl = strlen(sep), tl = strlen(tail);
+
+	if (hl + sl + tl >= outlen)
+		return -BNC_ERR_TOO_LARGE;
+	memcpy(out, head, hl);
+	memcpy(out + hl, sep, sl);
+	memcpy(out + hl + sl, tail, tl + 1);
+	return 0;
+}
+
+/* path made absolute against base, not normalised. */
+static int
+join(const char *path, const char *base, char *out, size_t outlen)
+{
+	if (path[0] == '/')
+		return concat(path, "", "", out, outlen);
+	if (base == NULL || base[0] != '/')
+		return -BNC_ERR_BAD_FORMAT;
+	return concat(base, "/", path, out, outlen);
+}
+
 /* base/path made absolute and normalised into out. */
 static int
 absolute(const char *path, const char *base, char *out, size_t outlen)
 {
-	char tmp[BNC_PATH_MAX * 2 + 2];
-	size_t bl;
+	char tmp[BNC_PATH_WORK_MAX];
+	int r;
 
-	if (path[0] == '/')
-		return path_normalize(path, out, outlen);
-	if (base == NULL || base[0] != '/')
-		return -BNC_ERR_BAD_FORMAT;
-	bl = strlen(base);
-	if (bl + 1 + strlen(path) + 1 > sizeof(tmp))
-		return -BNC_ERR_TOO_LARGE;
-	memcpy(tmp, base, bl);
-	tmp[bl] = '/';
-	strcpy(tmp + bl + 1, path);
+	if ((r = join(path, base, tmp, sizeof(tmp))) != 0)
+		return r;
 	return path_normalize(tmp, out, outlen);
 }
 
+/* Appends "/seg" to the resolved path res of length *rl. */
+static int
+append(char *res, size_t reslen, size_t *rl, const char *seg, size_t n)
+{
+	size_t sep = *rl > 1;
+
+	if (*rl + sep + n >= reslen)
+		return -BNC_ERR_TOO_LARGE;
+	if (sep)
+		res[(*rl)++] = '/';
+	memcpy(res + *rl, seg, n);
+	*rl += n;
+	res[*rl] = '\0';
+	return 0;
+}
+
+/* Drops the last component of the resolved path res; "/" stays. */
+static void
+parent(char *res, size_t *rl)
+{
+	while (*rl > 1 && res[*rl - 1] != '/')
+		(*rl)--;
+	if (*rl > 1)
+		(*rl)--;
+	res[*rl] = '\0';
+}
+
 /*
- * Resolves the deepest existing ancestor of an absolute normalised path
- * through realpath() and appends the components that do not exist yet.
+ * The kernel's walk of an absolute path, component by component: ".."
+ * climbs from the directory reached so far (which holds no link, so its
+ * lexical parent is its real one), a link is replaced by its target read
+ * from the link's own directory, dangling or not, and the components
+ * that do not exist are appended as they are (the ".." of a missing
+ * directory is its parent, as once mkdir -p has made it).  With
+ * follow_last 0 a link in last position is not followed.  Returns 0,
+ * -BNC_ERR_TOO_LARGE, -BNC_ERR_TOO_DEEP (more than BNC_PATH_LINKS_MAX
+ * links: a loop) or -BNC_ERR_SYS (lstat or readlink failed otherwise
+ * than ENOENT: EACCES, ENOTDIR, ENAMETOOLONG...).
  */
 static int
-resolve(const char *abspath, char *out, size_t outlen)
+walk(const char *abspath, int follow_last, char *res, size_t reslen)
 {
-	char head[PATH_MAX], real[PATH_MAX];
-	const char *rest;
-	size_t hl;
+	char todo[BNC_PATH_WORK_MAX], next[BNC_PATH_WORK_MAX];
+	char target[BNC_PATH_MAX];
+	const char *p, *seg;
+	size_t n, rl = 1, dir, missing = 0, pl;
+	struct stat st;
+	ssize_t tl;
+	int links = 0, r = 0;
 
-	if (strlen(abspath) >= sizeof(head))
-		return -BNC_ERR_TOO_LARGE;
-	strcpy(head, abspath);
-	for (;;) {
-		if (realpath(head, real) != NULL)
-			break;
-		if (errno != ENOENT && errno != ENOTDIR)
-			return -BNC_ERR_SYS;
-		/* Strip one component and try its parent. */
-		hl = strlen(head);
-		while (hl > 1 && head[hl - 1] != '/')
-			hl--;
-		if (hl <= 1) {
-			strcpy(head, "/");
-			if (realpath(head, real) == NULL)
-				return -BNC_ERR_SYS;
-			break;
+	if (abspath[0] != '/' || reslen < 2) {
+		r = -BNC_ERR_BAD_FORMAT;
+		goto out;
+	}
+	if ((r = concat(abspath, "", "", todo, sizeof(todo))) != 0)
+		goto out;
+	res[0] = '/';
+	res[1] = '\0';
+	p = todo;
+	while (*p != '\0') {
+		while (*p == '/')
+			p++;
+		seg = p;
+		while (*p != '\0' && *p != '/')
+			p++;
+		n = (size_t)(p - seg);
+		if (n == 0 || (n == 1 && seg[0] == '.'))
+			continue;
+		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+			parent(res, &rl);
+			if (missing > 0)
+				missing--;
+			continue;
 		}
-		head[hl - 1] = '\0';
+		dir = rl;
+		if ((r = append(res, reslen, &rl, seg, n)) != 0)
+			goto out;
+		/* Under a missing directory nothing else exists. */
+		if (missing > 0) {
+			missing++;
+			continue;
+		}
+		if (lstat(res, &st) == -1) {
+			if (errno != ENOENT) {
+				r = -BNC_ERR_SYS;
+				goto out;
+			}
+			missing = 1;
+			continue;
+		}
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		if (!follow_last && p[strspn(p, "/")] == '\0')
+			break;
+		if (++links > BNC_PATH_LINKS_MAX) {
+			r = -BNC_ERR_TOO_DEEP;
+			goto out;
+		}
+		if ((tl = readlink(res, target, sizeof(target))) == -1) {
+			r = -BNC_ERR_SYS;
+			goto out;
+		}
+		/* An empty target is ENOENT to the kernel: never a place. */
+		if (tl == 0 || (size_t)tl >= sizeof(target)) {
+			r = tl == 0 ? -BNC_ERR_SYS : -BNC_ERR_TOO_LARGE;
+			goto out;
+		}
+		target[tl] = '\0';
+		rl = target[0] == '/' ? 1 : dir;
+		res[rl] = '\0';
+		pl = strlen(p);
+		if ((size_t)tl + 1 + pl >= sizeof(next)) {
+			r = -BNC_ERR_TOO_LARGE;
+			goto out;
+		}
+		memcpy(next, target, (size_t)tl);
+		next[tl] = '/';
+		memcpy(next + tl + 1, p, pl + 1);
+		memcpy(todo, next, (size_t)tl + 1 + pl + 1);
+		p = todo;
 	}
-	hl = strlen(head);
-	rest = abspath + (strcmp(head, "/") == 0 ? 1 : hl);
-	while (*rest == '/')
-		rest++;
-	if (strlen(real) + 1 + strlen(rest) + 1 > outlen)
-		return -BNC_ERR_TOO_LARGE;
-	strcpy(out, real);
-	if (*rest != '\0') {
-		if (strcmp(out, "/") != 0)
-			strcat(out, "/");
-		strcat(out, rest);
-	}
-	return 0;
+ out:
+	return r;
 }
 
 int
 path_confined(const char *path, const char *prefix, const char *base)
 {
 	char np[BNC_PATH_MAX], npre[BNC_PATH_MAX];
-	char ap[BNC_PATH_MAX * 2], apre[BNC_PATH_MAX * 2];
-	char rp[PATH_MAX * 2], rpre[PATH_MAX * 2];
+	char ap[BNC_PATH_WORK_MAX], apre[BNC_PATH_WORK_MAX];
+	char got[NREAD][BNC_PATH_WORK_MAX];
+	char rpre[BNC_PATH_WORK_MAX], lpre[BNC_PATH_WORK_MAX];
+	size_t i;
 
 	if (strlen(path) >= BNC_PATH_MAX || strlen(prefix) >= BNC_PATH_MAX)
 		return 0;
@@ -183,8 +289,19 @@ path_confined(const char *path, const char *prefix, const char *base)
 	if (absolute(np, base, ap, sizeof(ap)) != 0 ||
 	    absolute(npre, base, apre, sizeof(apre)) != 0)
 		return 0;
-	if (resolve(ap, rp, sizeof(rp)) != 0 ||
-	    resolve(apre, rpre, sizeof(rpre)) != 0)
+	for (i = 0; i < NREAD; i++)
+		if (walk(ap, i % 2, got[i], sizeof(got[i])) != 0)
+			return 0;
+	/*
+	 * The prefix resolved, and also its own last link, so that a
+	 * prefix that is a link still holds the link itself.
+	 */
+	if (walk(apre, 1, rpre, sizeof(rpre)) != 0 ||
+	    walk(apre, 0, lpre, sizeof(lpre)) != 0)
 		return 0;
-	return path_lexically_under(rp, rpre);
+	for (i = 0; i < NREAD; i++)
+		if (!path_lexically_under(got[i], rpre) &&
+		    !path_lexically_under(got[i], lpre))
+			return 0;
+	return 1;
 }

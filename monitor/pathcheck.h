@@ -2,8 +2,8 @@
  * pathcheck.h - path confinement for write parameters (DESIGN 5, 4).
  *
  * A path is inside a prefix only if it is inside after lexical
- * normalisation AND after resolving symlinks of its deepest existing
- * ancestor.  Relative paths are taken relative to base (the upstream's
+ * normalisation AND once resolved through symbolic links, dangling ones
+ * included.  Relative paths are taken relative to base (the upstream's
  * working directory).
  */
 #ifndef BNC_PATHCHECK_H
@@ -24,7 +24,8 @@ int	path_lexically_under(const char *path, const char *prefix);
 
 /*
  * 1 if path lies under prefix both lexically and once symlinks are
- * resolved, 0 if not, and 0 on any doubt (too long, unresolvable base).
+ * resolved, 0 if not, and 0 on any doubt (too long, a link loop, a
+ * failed lookup, no absolute base for a relative path).
  */
 int	path_confined(const char *path, const char *prefix, const char *base);
 

@@ -2,10 +2,16 @@
  * check_pathcheck.c - path confinement (monitor/pathcheck.c).
  *
  * The reference design's containment table (seed-semantics 6.1), its
- * dot-prefix traversal bug (19.1) turned into a deny, and the symlink
- * escape it documented as a limit.
+ * dot-prefix traversal bug (19.1) turned into a deny, the symlink escape
+ * it documented as a limit, and the gap an adversarial review found
+ * after it: a dangling link judged by its own place, not its target.
+ * Every file the tests need lives in one temporary directory that the
+ * parent process removes, whatever the tests' outcome.
  */
 #include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <linux/capability.h>
 
 #include <limits.h>
 #include <stdio.h>
@@ -78,72 +84,266 @@ START_TEST(test_normalize)
 }
 END_TEST
 
+/*
+ * The tree, made once by the parent (an unchecked fixture, so that a
+ * failing test, which exits its child, still leaves it to be removed):
+ *
+ *   allowed/ sub/ sub/deeper/ file.txt locked/ (mode 0)
+ *   secret/ secret/deep/
+ *   and the links of links[] below.
+ */
 static char dir[PATH_MAX];
+
+/* name -> target; "@" at the start of a target stands for dir. */
+static const char *const links[][2] = {
+	/* the seed's escape, and a link that stays inside */
+	{ "allowed/escape", "../secret" },
+	{ "allowed/inner", "sub" },
+	{ "allowed/abs-in", "@/allowed/sub" },
+	/* dangling in last position */
+	{ "allowed/dangle-abs", "@/secret/new.txt" },
+	{ "allowed/dangle-rel", "../secret/new.txt" },
+	{ "allowed/dangle-far", "@/secret/nodir/deeper/x" },
+	{ "allowed/dangle-in", "sub/new.txt" },
+	{ "allowed/dangle-in-abs", "@/allowed/sub/new2.txt" },
+	/* dangling in the middle */
+	{ "allowed/mid", "../secret/newdir" },
+	{ "allowed/mid-abs", "@/secret/newdir2" },
+	{ "allowed/mid-in", "sub/newdir" },
+	/* chains, and loops */
+	{ "allowed/c1", "c2" },
+	{ "allowed/c2", "c3" },
+	{ "allowed/c3", "../secret/c" },
+	{ "allowed/i1", "i2" },
+	{ "allowed/i2", "@/allowed/sub" },
+	{ "allowed/out-in", "../secret/back" },
+	{ "secret/back", "../allowed/sub" },
+	{ "allowed/in-out", "sub/hop" },
+	{ "allowed/sub/hop", "../../secret" },
+	{ "allowed/loop1", "loop2" },
+	{ "allowed/loop2", "loop1" },
+	{ "allowed/self", "self" },
+	/* a prefix that is a link */
+	{ "plink", "allowed" },
+};
+
+static void
+path_of(char *out, size_t outlen, const char *rel)
+{
+	ck_assert_int_lt(snprintf(out, outlen, "%s/%s", dir, rel),
+	    (int)outlen);
+}
 
 static void
 setup(void)
 {
-	char p[PATH_MAX + 64];
+	static const char *const dirs[] = {
+		"allowed", "allowed/sub", "allowed/sub/deeper",
+		"allowed/locked", "secret", "secret/deep",
+	};
+	char p[PATH_MAX + 64], t[PATH_MAX + 64];
+	size_t i;
+	FILE *f;
 
 	strcpy(dir, "/tmp/check_pathcheck.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(p, sizeof(p), "%s/allowed", dir);
-	ck_assert_int_eq(mkdir(p, 0700), 0);
-	snprintf(p, sizeof(p), "%s/secret", dir);
-	ck_assert_int_eq(mkdir(p, 0700), 0);
-	snprintf(p, sizeof(p), "%s/allowed/sub", dir);
-	ck_assert_int_eq(mkdir(p, 0700), 0);
-	/* allowed/escape -> ../secret: inside lexically, outside really */
-	snprintf(p, sizeof(p), "%s/allowed/escape", dir);
-	ck_assert_int_eq(symlink("../secret", p), 0);
-	snprintf(p, sizeof(p), "%s/allowed/inner", dir);
-	ck_assert_int_eq(symlink("sub", p), 0);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		path_of(p, sizeof(p), dirs[i]);
+		ck_assert_int_eq(mkdir(p, 0700), 0);
+	}
+	path_of(p, sizeof(p), "allowed/file.txt");
+	ck_assert_ptr_nonnull(f = fopen(p, "w"));
+	fclose(f);
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		if (links[i][1][0] == '@')
+			path_of(t, sizeof(t), links[i][1] + 2);
+		else
+			snprintf(t, sizeof(t), "%s", links[i][1]);
+		path_of(p, sizeof(p), links[i][0]);
+		ck_assert_int_eq(symlink(t, p), 0);
+	}
+	path_of(p, sizeof(p), "allowed/locked");
+	ck_assert_int_eq(chmod(p, 0), 0);
 }
 
 static void
 teardown(void)
 {
-	char cmd[PATH_MAX + 16];
+	char cmd[PATH_MAX + 64];
 
+	snprintf(cmd, sizeof(cmd), "%s/allowed/locked", dir);
+	(void)chmod(cmd, 0700);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", dir);
 }
 
+/* path under the one prefix, relative names taken against dir. */
+static int
+in(const char *path, const char *prefix)
+{
+	return path_confined(path, prefix, dir);
+}
+
+/* The same with the path and the prefix absolute, from "/". */
+static int
+in_abs(const char *rel, const char *prefix_rel)
+{
+	char p[PATH_MAX + 64], pre[PATH_MAX + 64];
+
+	path_of(p, sizeof(p), rel);
+	path_of(pre, sizeof(pre), prefix_rel);
+	return path_confined(p, pre, "/");
+}
+
+#define YES(path)	ck_assert_msg(in(path, "allowed") == 1, \
+			    "%s should be inside", path)
+#define NO(path)	ck_assert_msg(in(path, "allowed") == 0, \
+			    "%s should be outside", path)
+
 START_TEST(test_symlinks)
 {
-	char pre[PATH_MAX + 64], p[PATH_MAX + 64];
-
-	snprintf(pre, sizeof(pre), "%s/allowed", dir);
-	snprintf(p, sizeof(p), "%s/allowed/sub/new.txt", dir);
-	ck_assert_int_eq(path_confined(p, pre, "/"), 1);
-	snprintf(p, sizeof(p), "%s/allowed/inner/new.txt", dir);
-	ck_assert_int_eq(path_confined(p, pre, "/"), 1);
+	ck_assert_int_eq(in_abs("allowed/sub/new.txt", "allowed"), 1);
+	ck_assert_int_eq(in_abs("allowed/inner/new.txt", "allowed"), 1);
 	/* The link's target is outside: denied, existing or not. */
-	snprintf(p, sizeof(p), "%s/allowed/escape/key", dir);
-	ck_assert_int_eq(path_confined(p, pre, "/"), 0);
-	snprintf(p, sizeof(p), "%s/allowed/escape/deep/new/file", dir);
-	ck_assert_int_eq(path_confined(p, pre, "/"), 0);
-	snprintf(p, sizeof(p), "%s/allowed/escape", dir);
-	ck_assert_int_eq(path_confined(p, pre, "/"), 0);
-	/* Relative paths resolve against the base. */
-	ck_assert_int_eq(path_confined("allowed/sub/x", "allowed", dir), 1);
-	ck_assert_int_eq(path_confined("allowed/escape/x", "allowed", dir),
+	ck_assert_int_eq(in_abs("allowed/escape/key", "allowed"), 0);
+	ck_assert_int_eq(in_abs("allowed/escape/deep/new/file", "allowed"),
 	    0);
-	ck_assert_int_eq(path_confined("secret/x", "allowed", dir), 0);
-	ck_assert_int_eq(path_confined("../x", ".", dir), 0);
-	/* A relative path with no absolute base is refused. */
-	ck_assert_int_eq(path_confined("allowed/x", "allowed", NULL), 0);
+	ck_assert_int_eq(in_abs("allowed/escape", "allowed"), 0);
+	/* Relative paths resolve against the base. */
+	YES("allowed/sub/x");
+	YES("allowed/abs-in/x");
+	NO("allowed/escape/x");
+	NO("secret/x");
+	ck_assert_int_eq(in("../x", "."), 0);
+	/* A prefix that is a link holds its target, and itself. */
+	ck_assert_int_eq(in("plink/sub/x", "plink"), 1);
+	ck_assert_int_eq(in("plink", "plink"), 1);
+	ck_assert_int_eq(in("allowed/x", "plink"), 0);
 }
 END_TEST
+
+START_TEST(test_dangling)
+{
+	/* Last component: judged by the target, created where it points. */
+	NO("allowed/dangle-abs");
+	NO("allowed/dangle-rel");
+	NO("allowed/dangle-far");
+	NO("allowed/./dangle-rel");
+	NO("allowed/sub/../dangle-abs");
+	ck_assert_int_eq(in_abs("allowed/dangle-abs", "allowed"), 0);
+	ck_assert_int_eq(in_abs("allowed/dangle-rel", "allowed"), 0);
+	YES("allowed/dangle-in");
+	YES("allowed/dangle-in-abs");
+	/* Middle component: the missing rest hangs off the target. */
+	NO("allowed/mid/file");
+	NO("allowed/mid/a/b/c");
+	NO("allowed/mid-abs/x");
+	NO("allowed/mid/");
+	ck_assert_int_eq(in_abs("allowed/mid/file", "allowed"), 0);
+	YES("allowed/mid-in/x");
+	YES("allowed/mid-in/x/y");
+}
+END_TEST
+
+START_TEST(test_chains)
+{
+	NO("allowed/c1");
+	NO("allowed/c1/x");
+	NO("allowed/c2/x/y");
+	YES("allowed/i1/x");
+	YES("allowed/i1");
+	/* Only where a chain ends matters for the target... */
+	YES("allowed/out-in/x");
+	NO("allowed/in-out/x");
+	NO("allowed/in-out");
+	/* ...and a loop is never resolved. */
+	NO("allowed/loop1");
+	NO("allowed/loop1/x");
+	NO("allowed/self");
+	NO("allowed/self/x");
+	NO("allowed/loop2/x");
+}
+END_TEST
+
+/*
+ * Root searches any directory: in a test that needs EACCES, give up
+ * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (and take them back after,
+ * should the test run in this very process, CK_FORK=no).
+ */
+static struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
+
+static void
+dac_drop(void)
+{
+	struct __user_cap_header_struct h;
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	memset(&h, 0, sizeof(h));
+	h.version = _LINUX_CAPABILITY_VERSION_3;
+	ck_assert_int_eq(syscall(SYS_capget, &h, caps), 0);
+	memcpy(d, caps, sizeof(d));
+	d[0].effective &= ~((1U << CAP_DAC_OVERRIDE) |
+	    (1U << CAP_DAC_READ_SEARCH));
+	ck_assert_int_eq(syscall(SYS_capset, &h, d), 0);
+}
+
+static void
+dac_restore(void)
+{
+	struct __user_cap_header_struct h;
+
+	memset(&h, 0, sizeof(h));
+	h.version = _LINUX_CAPABILITY_VERSION_3;
+	ck_assert_int_eq(syscall(SYS_capset, &h, caps), 0);
+}
+
+START_TEST(test_errors)
+{
+	char big[300 + 16];
+
+	/* A file is no directory: nothing lies below it (ENOTDIR). */
+	NO("allowed/file.txt/x");
+	NO("allowed/file.txt/x/y");
+	YES("allowed/file.txt");
+	/* A name longer than NAME_MAX (ENAMETOOLONG). */
+	strcpy(big, "allowed/");
+	memset(big + 8, 'a', 300);
+	strcpy(big + 308, "/x");
+	NO(big);
+	/* A directory that cannot be searched (EACCES). */
+	dac_drop();
+	ck_assert_int_eq(in("allowed/locked/x", "allowed"), 0);
+	dac_restore();
+	/* A relative path with no absolute base is refused. */
+	ck_assert_int_eq(path_confined("allowed/x", "allowed", NULL), 0);
+	ck_assert_int_eq(path_confined("allowed/x", "allowed", "rel"), 0);
+}
+END_TEST
+
+/* Fills out with "/" + names of 100 bytes and ends it at len bytes. */
+static void
+fill(char *out, size_t len, const char *start)
+{
+	size_t i;
+
+	ck_assert_int_lt(strlen(start), len);
+	strcpy(out, start);
+	for (i = strlen(start); i < len; i++)
+		out[i] = i % 101 == 0 ? '/' : 'f';
+	out[len - 1] = 'f';
+	out[len] = '\0';
+}
 
 START_TEST(test_limits)
 {
 	char big[BNC_PATH_MAX + 8], out[16];
+	char p[BNC_PATH_MAX + 8], pre[BNC_PATH_MAX + 8], h[BNC_PATH_MAX + 8];
+	char start[PATH_MAX + 64];
 
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	ck_assert_int_eq(path_confined(big, "/", "/"), 0);
+	ck_assert_int_eq(in(big, "/"), 0);
 	ck_assert_int_eq(path_normalize("abcdefghijklmnopqrstuvwxyz", out,
 	    sizeof(out)), -BNC_ERR_TOO_LARGE);
 	/* 15 bytes and the NUL fit in 16; 16 bytes do not. */
@@ -151,6 +351,56 @@ START_TEST(test_limits)
 	    0);
 	ck_assert_int_eq(path_normalize("abcdefghijklmnop", out,
 	    sizeof(out)), -BNC_ERR_TOO_LARGE);
+
+	/* A path of BNC_PATH_MAX - 1 bytes is judged, one more is not. */
+	path_of(start, sizeof(start), "allowed/new/");
+	path_of(pre, sizeof(pre), "allowed");
+	fill(p, BNC_PATH_MAX - 1, start);
+	ck_assert_int_eq(path_confined(p, pre, "/"), 1);
+	fill(p, BNC_PATH_MAX, start);
+	ck_assert_int_eq(path_confined(p, pre, "/"), 0);
+
+	/* The same for a prefix (the path is the prefix itself). */
+	fill(p, BNC_PATH_MAX - 1, start);
+	strcpy(pre, p);
+	ck_assert_int_eq(path_confined(p, pre, "/"), 1);
+	strcat(pre, "/");
+	ck_assert_int_eq(path_confined(p, pre, "/"), 0);
+
+	/* The longest base and relative path join within the bound. */
+	fill(h, BNC_PATH_MAX - 1, start);
+	fill(p, BNC_PATH_MAX - 1, "x");
+	ck_assert_int_eq(path_confined(p, ".", h), 1);
+}
+END_TEST
+
+/* A chain of n links ending in allowed/sub: "allowed/n<n>". */
+static void
+chain(int n)
+{
+	char p[PATH_MAX + 64], t[64], name[64];
+	int i;
+
+	for (i = 1; i <= n; i++) {
+		snprintf(name, sizeof(name), "allowed/n%d", i);
+		if (i == 1)
+			snprintf(t, sizeof(t), "sub");
+		else
+			snprintf(t, sizeof(t), "n%d", i - 1);
+		path_of(p, sizeof(p), name);
+		ck_assert_int_eq(symlink(t, p), 0);
+	}
+}
+
+START_TEST(test_links_max)
+{
+	char p[64];
+
+	chain(BNC_PATH_LINKS_MAX + 1);
+	snprintf(p, sizeof(p), "allowed/n%d/x", BNC_PATH_LINKS_MAX);
+	YES(p);
+	snprintf(p, sizeof(p), "allowed/n%d/x", BNC_PATH_LINKS_MAX + 1);
+	NO(p);
 }
 END_TEST
 
@@ -161,15 +411,21 @@ pathcheck_suite(void)
 	TCase *tc;
 
 	tc = tcase_create("core");
+	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_lexical);
 	tcase_add_test(tc, test_normalize);
+	tcase_add_test(tc, test_symlinks);
+	tcase_add_test(tc, test_dangling);
+	tcase_add_test(tc, test_chains);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_symlinks);
+	tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_errors);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
+	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_links_max);
 	suite_add_tcase(s, tc);
 	return s;
 }
