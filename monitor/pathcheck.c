@@ -6,12 +6,15 @@
  * "./out"), and a resolved one, so a symlink inside the prefix that
  * points outside is caught.  A path that climbs above the start of a
  * relative path (a leading "..") is outside whatever the prefix, even
- * "." or "" (seed-semantics 19.1).  The resolution follows every link,
- * a dangling one too, to where a write would land, and is also made
- * stopping at a link in last position, the object that unlink() or
- * rename() would act on.  Any doubt (too long, a link loop, a directory
- * that cannot be searched) answers "outside".  It must never change the
- * file system: it only looks (lstat, readlink).
+ * "." or "" (seed-semantics 19.1).  The resolved check is made twice:
+ * after lexical normalisation (what a server that cleans the path first
+ * acts on) and as the kernel walks the path, where the ".." after a link
+ * climbs from the link's target (DESIGN 5, canonical forms).  A
+ * resolution follows every link, a dangling one too, to where a write
+ * would land, and is also made stopping at a link in last position, the
+ * object that unlink() or rename() would act on.  Any doubt (too long,
+ * a link loop, a directory that cannot be searched) answers "outside".
+ * It must never change the file system: it only looks (lstat, readlink).
  */
 #include <sys/stat.h>
 
@@ -23,7 +26,8 @@
 #include "bounds.h"
 #include "pathcheck.h"
 
-#define NREAD	2		/* resolutions: followed, last link kept */
+#define NREAD	4		/* resolutions: lexical or kernel, followed or
+				 * with the last link kept */
 
 int
 path_normalize(const char *path, char *out, size_t outlen)
@@ -121,7 +125,10 @@ concat(const char *head, const char *sep, const char *tail, char *out,
 	return 0;
 }
 
-/* path made absolute against base, not normalised. */
+/*
+ * path made absolute against base, not normalised: the kernel's reading
+ * needs every ".." where it was.
+ */
 static int
 join(const char *path, const char *base, char *out, size_t outlen)
 {
@@ -274,7 +281,7 @@ path_confined(const char *path, const char *prefix, const char *base)
 {
 	char np[BNC_PATH_MAX], npre[BNC_PATH_MAX];
 	char ap[BNC_PATH_WORK_MAX], apre[BNC_PATH_WORK_MAX];
-	char got[NREAD][BNC_PATH_WORK_MAX];
+	char raw[BNC_PATH_WORK_MAX], got[NREAD][BNC_PATH_WORK_MAX];
 	char rpre[BNC_PATH_WORK_MAX], lpre[BNC_PATH_WORK_MAX];
 	size_t i;
 
@@ -287,10 +294,12 @@ path_confined(const char *path, const char *prefix, const char *base)
 	if (climbs(npre) || !path_lexically_under(np, npre))
 		return 0;
 	if (absolute(np, base, ap, sizeof(ap)) != 0 ||
+	    join(path, base, raw, sizeof(raw)) != 0 ||
 	    absolute(npre, base, apre, sizeof(apre)) != 0)
 		return 0;
 	for (i = 0; i < NREAD; i++)
-		if (walk(ap, i % 2, got[i], sizeof(got[i])) != 0)
+		if (walk(i < 2 ? ap : raw, i % 2, got[i],
+		    sizeof(got[i])) != 0)
 			return 0;
 	/*
 	 * The prefix resolved, and also its own last link, so that a

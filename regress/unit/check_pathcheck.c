@@ -4,7 +4,8 @@
  * The reference design's containment table (seed-semantics 6.1), its
  * dot-prefix traversal bug (19.1) turned into a deny, the symlink escape
  * it documented as a limit, and the gap an adversarial review found
- * after it: a dangling link judged by its own place, not its target.
+ * after it: a dangling link judged by its own place, not its target,
+ * and ".." after a link resolved lexically only.
  * Every file the tests need lives in one temporary directory that the
  * parent process removes, whatever the tests' outcome.
  */
@@ -123,6 +124,9 @@ static const char *const links[][2] = {
 	{ "allowed/loop1", "loop2" },
 	{ "allowed/loop2", "loop1" },
 	{ "allowed/self", "self" },
+	/* ".." after a link */
+	{ "allowed/sub/dn", "../../secret/deep" },
+	{ "allowed/low", "sub/deeper" },
 	/* a prefix that is a link */
 	{ "plink", "allowed" },
 };
@@ -266,6 +270,28 @@ START_TEST(test_chains)
 }
 END_TEST
 
+START_TEST(test_dotdot)
+{
+	/* The kernel climbs from the target: outside. */
+	NO("allowed/escape/../x");
+	NO("allowed/escape/../allowed/../x");
+	NO("allowed/sub/dn/../x");
+	NO("allowed/sub/dn/../../x");
+	ck_assert_int_eq(in_abs("allowed/escape/../x", "allowed"), 0);
+	NO("allowed/new/../escape/x");
+	NO("allowed/mid/../x");
+	/* The lexical reading is outside, the kernel's inside: outside. */
+	NO("allowed/low/../../x");
+	/* Both readings inside. */
+	YES("allowed/inner/../x");
+	YES("allowed/escape/deep/../../allowed/x");
+	YES("allowed/low/../x");
+	YES("allowed/new/../x");
+	YES("allowed/new/a/../../sub/x");
+	NO("allowed/new/../../secret/x");
+}
+END_TEST
+
 /*
  * Root searches any directory: in a test that needs EACCES, give up
  * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (and take them back after,
@@ -404,6 +430,41 @@ START_TEST(test_links_max)
 }
 END_TEST
 
+/*
+ * What is left to walk once two long link targets are spliced in:
+ * "allowed/w1/Y", w1 -> "w2/X", w2 -> "T2" leaves T2 "//" X "//" Y,
+ * which must stay under BNC_PATH_WORK_MAX bytes with its NUL.
+ */
+START_TEST(test_work_max)
+{
+	char t2[BNC_PATH_MAX], t1[BNC_PATH_MAX], p[BNC_PATH_MAX];
+	char l[PATH_MAX + 64];
+	size_t x = 2000, y, i;
+
+	/* T2 = "./" x 1999 "sub", X = "./" x 1000 */
+	for (i = 0; i < 3998; i++)
+		t2[i] = i % 2 == 0 ? '.' : '/';
+	strcpy(t2 + 3998, "sub");
+	strcpy(t1, "w2/");
+	for (i = 0; i < x; i++)
+		t1[3 + i] = i % 2 == 0 ? '.' : '/';
+	t1[3 + x] = '\0';
+	path_of(l, sizeof(l), "allowed/w1");
+	ck_assert_int_eq(symlink(t1, l), 0);
+	path_of(l, sizeof(l), "allowed/w2");
+	ck_assert_int_eq(symlink(t2, l), 0);
+
+	y = BNC_PATH_WORK_MAX - 1 - 4 - strlen(t2) - x;
+	for (i = 0; i < 2; i++, y++) {
+		strcpy(p, "allowed/w1/");
+		memset(p + 11, '/', y);
+		memcpy(p + 11 + y - 1, "x", 2);
+		ck_assert_int_eq(strlen(p), 11 + y);
+		ck_assert_int_eq(in(p, "allowed"), i == 0);
+	}
+}
+END_TEST
+
 static Suite *
 pathcheck_suite(void)
 {
@@ -417,6 +478,7 @@ pathcheck_suite(void)
 	tcase_add_test(tc, test_symlinks);
 	tcase_add_test(tc, test_dangling);
 	tcase_add_test(tc, test_chains);
+	tcase_add_test(tc, test_dotdot);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors");
 	tcase_add_unchecked_fixture(tc, setup, teardown);
@@ -426,6 +488,7 @@ pathcheck_suite(void)
 	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_links_max);
+	tcase_add_test(tc, test_work_max);
 	suite_add_tcase(s, tc);
 	return s;
 }
