@@ -184,6 +184,21 @@ budget_slot(struct session *s, const char *tool)
 	return &s->budgets[s->nbudgets++];
 }
 
+/*
+ * The HOME an upstream's "~" means: its configured env, else the one it
+ * inherits from us (child.c's upstream_env); NULL when it has none.
+ */
+static const char *
+upstream_home(const struct upstream_cfg *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->nenv; i++)
+		if (strncmp(u->env[i], "HOME=", 5) == 0)
+			return u->env[i] + 5;
+	return getenv("HOME");
+}
+
 /* 4. Constraints: write paths, then full-match patterns. */
 static int
 check_constraints(struct session *s, const struct tool_entry *e,
@@ -191,26 +206,25 @@ check_constraints(struct session *s, const struct tool_entry *e,
     struct decision *d)
 {
 	const struct value *v;
-	const char *base;
+	const char *base, *why;
 	struct buf *b = buf_new(), *l = buf_new(), *t = buf_new();
-	size_t i, j = 0;
+	size_t i;
 	int r, denied = 0;
 
 	base = e->up->cfg->cwd != NULL ? e->up->cfg->cwd : s->cwd;
 	for (i = 0; i < pol->nwrite && pol->nprefixes > 0 && !denied; i++) {
 		if ((v = value_get(args, pol->write_params[i])) == NULL)
 			continue;
-		if (v->type == V_STRING && strlen(v->u.s.p) == v->u.s.len)
-			for (j = 0; j < pol->nprefixes; j++)
-				if (path_confined(v->u.s.p, pol->prefixes[j],
-				    base))
-					break;
-		if (v->type != V_STRING || j == pol->nprefixes) {
+		why = NULL;
+		if (v->type != V_STRING || strlen(v->u.s.p) != v->u.s.len ||
+		    !path_confined(v->u.s.p, pol->prefixes, pol->nprefixes,
+		    base, upstream_home(e->up->cfg), &why)) {
 			show(b, pol->write_params[i], v);
 			set(d, VERDICT_DENY, "constraint",
-			    "%s outside allowed prefixes %s",
+			    "%s outside allowed prefixes %s%s%s",
 			    (const char *)buf_ptr(b),
-			    show_list(l, pol->prefixes, pol->nprefixes));
+			    show_list(l, pol->prefixes, pol->nprefixes),
+			    why != NULL ? ": " : "", why != NULL ? why : "");
 			denied = 1;
 		}
 	}

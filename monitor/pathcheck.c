@@ -1,24 +1,32 @@
 /*
- * pathcheck.c - is a path inside an allowed prefix?
+ * pathcheck.c - is a path inside the allowed prefixes?
  *
- * Two independent checks, both must pass: a lexical one that needs no
- * file system (so "./out/../../etc" and "./outside" never pass for
- * "./out"), and a resolved one, so a symlink inside the prefix that
- * points outside is caught.  A path that climbs above the start of a
- * relative path (a leading "..") is outside whatever the prefix, even
- * "." or "" (seed-semantics 19.1).  The resolved check is made twice:
- * after lexical normalisation (what a server that cleans the path first
- * acts on) and as the kernel walks the path, where the ".." after a link
- * climbs from the link's target (DESIGN 5, canonical forms).  A
- * resolution follows every link, a dangling one too, to where a write
- * would land, and is also made stopping at a link in last position, the
- * object that unlink() or rename() would act on.  Any doubt (too long,
- * a link loop, a directory that cannot be searched) answers "outside".
- * It must never change the file system: it only looks (lstat, readlink).
+ * A path is judged at every place a server may take it for, and passes
+ * only if each of them lies inside some allowed prefix:
+ *
+ *  - a leading "~" or "~/" is the server's home; "~user" is that user's
+ *    home to a shell but a relative name to a server that expands only
+ *    "~" (the official filesystem server), so it is judged both ways;
+ *    a home bouncer cannot know denies;
+ *  - each reading must be inside lexically, with no file system (so
+ *    "./out/../../etc" and "./outside" never pass for "./out", and a
+ *    leading ".." is outside whatever the prefix, even "." or "":
+ *    seed-semantics 19.1), and inside the resolved prefix once resolved
+ *    through symbolic links both after lexical normalisation (what a
+ *    server that cleans the path first acts on) and as the kernel walks
+ *    it, where the ".." after a link climbs from the link's target;
+ *  - a resolution follows every link, a dangling one too, to where a
+ *    write would land, and is also made stopping at a link in last
+ *    position, the object that unlink() or rename() would act on.
+ *
+ * Any doubt (too long, a link loop, a directory that cannot be searched,
+ * a home bouncer cannot know) answers "outside".  It must never change
+ * the file system: it only looks (lstat, readlink, getpwnam).
  */
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <pwd.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,6 +36,14 @@
 
 #define NREAD	4		/* resolutions: lexical or kernel, followed or
 				 * with the last link kept */
+
+static const char why_home[] =
+    "'~' cannot be expanded: the server's home is unknown";
+static const char why_user[] =
+    "'~' cannot be expanded: no such user";
+static const char why_long[] = "the path is too long";
+static const char why_loop[] = "too many symbolic links";
+static const char why_sys[] = "the path cannot be resolved";
 
 int
 path_normalize(const char *path, char *out, size_t outlen)
@@ -276,41 +292,124 @@ walk(const char *abspath, int follow_last, char *res, size_t reslen)
 	return r;
 }
 
-int
-path_confined(const char *path, const char *prefix, const char *base)
+static const char *
+why_walk(int r)
 {
-	char np[BNC_PATH_MAX], npre[BNC_PATH_MAX];
-	char ap[BNC_PATH_WORK_MAX], apre[BNC_PATH_WORK_MAX];
-	char raw[BNC_PATH_WORK_MAX], got[NREAD][BNC_PATH_WORK_MAX];
-	char rpre[BNC_PATH_WORK_MAX], lpre[BNC_PATH_WORK_MAX];
-	size_t i;
+	if (r == -BNC_ERR_TOO_LARGE)
+		return why_long;
+	if (r == -BNC_ERR_TOO_DEEP)
+		return why_loop;
+	return why_sys;
+}
 
-	if (strlen(path) >= BNC_PATH_MAX || strlen(prefix) >= BNC_PATH_MAX)
-		return 0;
-	if (path_normalize(path, np, sizeof(np)) != 0 ||
-	    path_normalize(prefix, npre, sizeof(npre)) != 0)
-		return 0;
-	/* A prefix that itself climbs confines nothing sensible. */
-	if (climbs(npre) || !path_lexically_under(np, npre))
-		return 0;
-	if (absolute(np, base, ap, sizeof(ap)) != 0 ||
-	    join(path, base, raw, sizeof(raw)) != 0 ||
-	    absolute(npre, base, apre, sizeof(apre)) != 0)
-		return 0;
-	for (i = 0; i < NREAD; i++)
-		if (walk(i < 2 ? ap : raw, i % 2, got[i],
-		    sizeof(got[i])) != 0)
-			return 0;
-	/*
-	 * The prefix resolved, and also its own last link, so that a
-	 * prefix that is a link still holds the link itself.
-	 */
-	if (walk(apre, 1, rpre, sizeof(rpre)) != 0 ||
-	    walk(apre, 0, lpre, sizeof(lpre)) != 0)
-		return 0;
-	for (i = 0; i < NREAD; i++)
-		if (!path_lexically_under(got[i], rpre) &&
-		    !path_lexically_under(got[i], lpre))
-			return 0;
-	return 1;
+/*
+ * One reading of the path, "~" already expanded: some prefix must hold
+ * it lexically and, resolved, hold every resolution of it.
+ */
+static int
+reading_inside(const char *s, char *const *prefixes, size_t nprefixes,
+    const char *base, const char **why)
+{
+	char np[BNC_PATH_WORK_MAX], lex[BNC_PATH_WORK_MAX];
+	char raw[BNC_PATH_WORK_MAX], got[NREAD][BNC_PATH_WORK_MAX];
+	char npre[BNC_PATH_MAX], apre[BNC_PATH_WORK_MAX];
+	char rpre[BNC_PATH_WORK_MAX], lpre[BNC_PATH_WORK_MAX];
+	size_t i, j;
+	int r, inside = 0;
+
+	if (path_normalize(s, np, sizeof(np)) != 0) {
+		*why = why_long;
+		goto out;
+	}
+	if (climbs(np))
+		goto out;
+	if ((r = absolute(np, base, lex, sizeof(lex))) != 0 ||
+	    (r = join(s, base, raw, sizeof(raw))) != 0) {
+		if (r == -BNC_ERR_TOO_LARGE)
+			*why = why_long;
+		goto out;
+	}
+	for (i = 0; i < NREAD; i++) {
+		if ((r = walk(i < 2 ? lex : raw, i % 2, got[i],
+		    sizeof(got[i]))) != 0) {
+			*why = why_walk(r);
+			goto out;
+		}
+	}
+	for (j = 0; j < nprefixes && !inside; j++) {
+		/* A prefix that itself climbs confines nothing sensible. */
+		if (strlen(prefixes[j]) >= BNC_PATH_MAX ||
+		    path_normalize(prefixes[j], npre, sizeof(npre)) != 0 ||
+		    climbs(npre) || !path_lexically_under(np, npre))
+			continue;
+		/*
+		 * The prefix resolved, and also its own last link, so that
+		 * a prefix that is a link still holds the link itself.
+		 */
+		if (absolute(npre, base, apre, sizeof(apre)) != 0 ||
+		    walk(apre, 1, rpre, sizeof(rpre)) != 0 ||
+		    walk(apre, 0, lpre, sizeof(lpre)) != 0)
+			continue;
+		for (i = 0; i < NREAD; i++)
+			if (!path_lexically_under(got[i], rpre) &&
+			    !path_lexically_under(got[i], lpre))
+				break;
+		inside = i == NREAD;
+	}
+ out:
+	return inside;
+}
+
+int
+path_confined(const char *path, char *const *prefixes, size_t nprefixes,
+    const char *base, const char *home, const char **why)
+{
+	char exp[BNC_PATH_WORK_MAX], user[BNC_PATH_MAX];
+	const char *rest, *ignored;
+	struct passwd *pw;
+	size_t n;
+	int inside = 0;
+
+	if (why == NULL)
+		why = &ignored;
+	*why = NULL;
+	if (strlen(path) >= BNC_PATH_MAX) {
+		*why = why_long;
+		goto out;
+	}
+	if (path[0] != '~') {
+		inside = reading_inside(path, prefixes, nprefixes, base, why);
+		goto out;
+	}
+	rest = path + 1 + strcspn(path + 1, "/");
+	if ((n = (size_t)(rest - path - 1)) == 0) {
+		/* The server's HOME; without one it guesses, we cannot. */
+		if (home == NULL || home[0] != '/' ||
+		    strlen(home) >= BNC_PATH_MAX) {
+			*why = why_home;
+			goto out;
+		}
+		if (concat(home, "", rest, exp, sizeof(exp)) != 0) {
+			*why = why_long;
+			goto out;
+		}
+		inside = reading_inside(exp, prefixes, nprefixes, base, why);
+		goto out;
+	}
+	memcpy(user, path + 1, n);
+	user[n] = '\0';
+	if ((pw = getpwnam(user)) == NULL || pw->pw_dir == NULL ||
+	    pw->pw_dir[0] != '/' || strlen(pw->pw_dir) >= BNC_PATH_MAX) {
+		*why = why_user;
+		goto out;
+	}
+	if (concat(pw->pw_dir, "", rest, exp, sizeof(exp)) != 0) {
+		*why = why_long;
+		goto out;
+	}
+	/* A shell's reading, then a server's that expands only "~". */
+	inside = reading_inside(exp, prefixes, nprefixes, base, why) &&
+	    reading_inside(path, prefixes, nprefixes, base, why);
+ out:
+	return inside;
 }
