@@ -15,7 +15,7 @@
 
 #include <cjson/cJSON.h>
 
-static FILE *logf;
+static FILE *logfp;
 
 static const char *const tools_json =
     "[{\"name\":\"read_inbox\",\"description\":\"Read the inbox.\","
@@ -101,15 +101,15 @@ main(int argc, char **argv)
 	int ch;
 
 	while ((ch = getopt(argc, argv, "l:")) != -1) {
-		if (ch == 'l' && (logf = fopen(optarg, "a")) == NULL)
+		if (ch == 'l' && (logfp = fopen(optarg, "a")) == NULL)
 			return 1;
 		if (ch != 'l')
 			return 2;
 	}
 	while ((n = getline(&line, &cap, stdin)) > 0) {
-		if (logf != NULL) {
-			fputs(line, logf);
-			fflush(logf);
+		if (logfp != NULL) {
+			fputs(line, logfp);
+			fflush(logfp);
 		}
 		if ((m = cJSON_Parse(line)) == NULL)
 			continue;

@@ -39,7 +39,7 @@
 
 #include <cjson/cJSON.h>
 
-static FILE	*logf;
+static FILE	*logfp;
 static cJSON	*script;
 
 static void
@@ -345,7 +345,7 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "l:s:")) != -1) {
 		switch (ch) {
 		case 'l':
-			if ((logf = fopen(optarg, "a")) == NULL)
+			if ((logfp = fopen(optarg, "a")) == NULL)
 				die("cannot open the log");
 			break;
 		case 's':
@@ -364,9 +364,9 @@ main(int argc, char *argv[])
 	if (script == NULL)
 		die("no script (-s)");
 	while ((n = getline(&line, &cap, stdin)) > 0) {
-		if (logf != NULL) {
-			fputs(line, logf);
-			fflush(logf);
+		if (logfp != NULL) {
+			fputs(line, logfp);
+			fflush(logfp);
 		}
 		if ((m = cJSON_Parse(line)) == NULL)
 			continue;
