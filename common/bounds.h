@@ -126,5 +126,8 @@
 #define BNC_TAINT_IDENT_LEN	(2 * BNC_TAINT_IDENT_MAX)	/* longest identity found: an
 						 * address reads IDENT_MAX each side of '@' */
 #define BNC_TAINT_IDENTS_MAX	256		/* identities looked up per lookup, then unsure */
+#define BNC_TAINT_DECODE_CHUNK	3072		/* bytes of a base64 payload decoded at once
+						 * (on the stack; a payload is up to the
+						 * message cap) */
 
 #endif /* BNC_BOUNDS_H */

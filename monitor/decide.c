@@ -988,8 +988,10 @@ recorded(struct session *s)
 /*
  * Everything an upstream returns is untrusted, shared by all upstreams
  * of the session: text blocks, resource contents, structuredContent as
- * decoded values (never escaped JSON text), error texts.  A tool whose
- * policy says taint_source: false is a trusted directory.
+ * decoded values (never escaped JSON text), every key and type, blobs
+ * and image or audio data (decoded too when they are UTF-8 text), error
+ * texts and error data.  A tool whose policy says taint_source: false
+ * is a trusted directory.
  */
 void
 decide_result(struct session *s, const struct tool_entry *e,

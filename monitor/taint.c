@@ -133,6 +133,7 @@
 #include "bounds.h"
 #include "log.h"
 #include "taint.h"
+#include "utf8.h"
 #include "value.h"
 #include "xmalloc.h"
 
@@ -1207,9 +1208,140 @@ str_is(const struct value *v, const char *s)
 	return v != NULL && v->type == V_STRING && strcmp(v->u.s.p, s) == 0;
 }
 
-/* A base64 payload: an image or audio block's data, a resource's blob. */
+/*
+ * Base64 payloads: a resource's blob, the data of an image or audio
+ * block.  They reach the agent like any string, and an agent may read
+ * one decoded, so a payload is recorded as is and, when it is base64 of
+ * UTF-8 text, decoded as well (DESIGN 5).  It is decoded only when it
+ * is base64 in one alphabet, standard or URL-safe (RFC 4648 sections 4
+ * and 5), never the two mixed; '=' padding only at its end, at most two
+ * of them, and then to a multiple of four characters; unpadded, any
+ * length but one past a multiple of four.  Line breaks (CR, LF) are
+ * passed over, as MIME wraps base64; bits left over in the last
+ * character are ignored.  A payload is up to the message cap: it is
+ * decoded twice, once to prove the bytes UTF-8 and once to record them,
+ * each pass linear and through BNC_TAINT_DECODE_CHUNK bytes on the
+ * stack, never a copy of the whole.
+ */
+#define B64_STD		0x40		/* only in the standard alphabet */
+#define B64_URL		0x80		/* only in the URL-safe one */
+#define B64_BAD		0xff
+
+/* A character's six bits, with the alphabet it belongs to alone. */
+static unsigned
+b64_val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	switch (c) {
+	case '+':
+		return 62 | B64_STD;
+	case '/':
+		return 63 | B64_STD;
+	case '-':
+		return 62 | B64_URL;
+	case '_':
+		return 63 | B64_URL;
+	}
+	return B64_BAD;
+}
+
+/* 1 if the padding of s[0..len) is right; *end: where its data ends. */
 static int
-is_binary(const struct value *o, const struct member *m)
+b64_shape(const unsigned char *s, size_t len, size_t *end)
+{
+	size_t i, data = 0, pad = 0;
+
+	for (i = 0; i < len && s[i] != '='; i++)
+		if (s[i] != '\r' && s[i] != '\n')
+			data++;
+	*end = i;
+	for (; i < len; i++) {
+		if (s[i] == '=')
+			pad++;
+		else if (s[i] != '\r' && s[i] != '\n')
+			return 0;
+	}
+	if (data == 0 || pad > 2)
+		return 0;
+	return pad > 0 ? (data + pad) % 4 == 0 : data % 4 != 1;
+}
+
+/* n less an unfinished UTF-8 sequence at the end of s[0..n). */
+static size_t
+utf8_whole(const unsigned char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i <= 3 && i <= n; i++) {
+		if ((s[n - i] & 0xc0) == 0x80)
+			continue;
+		if (s[n - i] >= 0xc0 &&
+		    (s[n - i] >= 0xf0 ? 4 : s[n - i] >= 0xe0 ? 3 : 2) > i)
+			return n - i;
+		break;
+	}
+	return n;
+}
+
+/* Decoded bytes, whole characters: checked (t NULL) or recorded. */
+static int
+b64_emit(struct taint *t, const unsigned char *s, size_t n)
+{
+	if (t == NULL)
+		return utf8_valid(s, n);
+	doc_put(t, (const char *)s, n);
+	return 1;
+}
+
+/*
+ * One pass over the data s[0..end) of a payload b64_shape accepted.
+ * With t NULL: 1 if it is base64 of UTF-8 text, else 0.  Else it was,
+ * and its bytes go to t's open output, cut between characters only (a
+ * cut inside one would keep it from being normalised as itself).
+ */
+static int
+b64_pass(struct taint *t, const unsigned char *s, size_t end)
+{
+	unsigned char out[BNC_TAINT_DECODE_CHUNK];
+	unsigned v, bits = 0, alpha = 0;
+	uint32_t acc = 0;
+	size_t i, n = 0, k;
+
+	for (i = 0; i < end; i++) {
+		if (s[i] == '\r' || s[i] == '\n')
+			continue;
+		if ((v = b64_val(s[i])) == B64_BAD)
+			return 0;
+		alpha |= v & (B64_STD | B64_URL);
+		if (alpha == (B64_STD | B64_URL))
+			return 0;
+		acc = acc << 6 | (v & 0x3f);
+		if ((bits += 6) < 8)
+			continue;
+		bits -= 8;
+		out[n++] = (unsigned char)(acc >> bits);
+		acc &= (UINT32_C(1) << bits) - 1;
+		if (n < sizeof(out))
+			continue;
+		/* an unfinished character waits for the next chunk */
+		k = utf8_whole(out, n);
+		if (!b64_emit(t, out, k))
+			return 0;
+		memmove(out, out + k, n - k);
+		n -= k;
+	}
+	return b64_emit(t, out, n);
+}
+
+/* A base64 payload: a resource's blob, an image or audio block's data,
+ * wherever in a tree (structuredContent and error data may hold one). */
+static int
+is_payload(const struct value *o, const struct member *m)
 {
 	const struct value *type;
 
@@ -1223,14 +1355,32 @@ is_binary(const struct value *o, const struct member *m)
 	return str_is(type, "image") || str_is(type, "audio");
 }
 
+/* Records a payload as is, and decoded too when it is UTF-8 text. */
+static void
+add_payload(struct taint *t, const struct value *v)
+{
+	const unsigned char *s = (const unsigned char *)v->u.s.p;
+	size_t end;
+
+	taint_add_text(t, v->u.s.p, v->u.s.len);
+	if (!b64_shape(s, v->u.s.len, &end) || !b64_pass(NULL, s, end))
+		return;
+	/* the decoded text last: under eviction the newest is kept */
+	doc_begin(t);
+	(void)b64_pass(t, s, end);
+	doc_end(t);
+}
+
 /*
  * Records a tree without recursion (a tree built in-process is not bound
- * by the decoder's depth cap).  skip_binary leaves base64 payloads out.
+ * by the decoder's depth cap): each key and string its own output,
+ * numbers as their decimal text, payloads as add_payload says.
  */
 static void
-add_tree(struct taint *t, const struct value *root, int skip_binary)
+add_tree(struct taint *t, const struct value *root)
 {
 	const struct value **stack = NULL, *v;
+	const struct member *m;
 	size_t n = 0, cap = 0, i;
 
 	if (t == NULL || root == NULL)
@@ -1261,14 +1411,17 @@ add_tree(struct taint *t, const struct value *root, int skip_binary)
 					stack[n++] = v->u.a.v[i];
 					continue;
 				}
-				if (skip_binary && is_binary(v, &v->u.o.m[i]))
-					continue;
-				stack[n++] = v->u.o.m[i].val;
+				if (!is_payload(v, &v->u.o.m[i]))
+					stack[n++] = v->u.o.m[i].val;
 			}
-			if (v->type == V_OBJECT)
-				for (i = 0; i < v->u.o.n; i++)
-					taint_add_text(t, v->u.o.m[i].key,
-					    v->u.o.m[i].klen);
+			if (v->type != V_OBJECT)
+				break;
+			for (i = 0; i < v->u.o.n; i++) {
+				m = &v->u.o.m[i];
+				taint_add_text(t, m->key, m->klen);
+				if (is_payload(v, m))
+					add_payload(t, m->val);
+			}
 			break;
 		default:
 			break;
@@ -1280,7 +1433,41 @@ add_tree(struct taint *t, const struct value *root, int skip_binary)
 void
 taint_add_value(struct taint *t, const struct value *v)
 {
-	add_tree(t, v, 0);
+	add_tree(t, v);
+}
+
+/* A member of object o: its key, then its value. */
+static void
+add_member(struct taint *t, const struct value *o, const struct member *m)
+{
+	taint_add_text(t, m->key, m->klen);
+	if (is_payload(o, m))
+		add_payload(t, m->val);
+	else
+		add_tree(t, m->val);
+}
+
+/* A block of a result's content, but for the text of a text block. */
+static void
+add_block(struct taint *t, const struct value *blk)
+{
+	const struct member *m;
+	size_t i;
+	int text;
+
+	if (blk->type != V_OBJECT) {
+		add_tree(t, blk);
+		return;
+	}
+	text = str_is(value_get(blk, "type"), "text");
+	for (i = 0; i < blk->u.o.n; i++) {
+		m = &blk->u.o.m[i];
+		/* in the joined output already */
+		if (text && m->val->type == V_STRING &&
+		    strcmp(m->key, "text") == 0)
+			continue;
+		add_member(t, blk, m);
+	}
 }
 
 void
@@ -1293,48 +1480,35 @@ taint_add_result(struct taint *t, const struct value *r)
 
 	if (t == NULL || r == NULL)
 		return;
-	if (r->type != V_OBJECT) {
-		add_tree(t, r, 1);
+	content = value_get(r, "content");
+	if (!value_is(content, V_ARRAY)) {
+		add_tree(t, r);
 		return;
 	}
 	/* The text blocks are one output, as the agent reads them. */
-	content = value_get(r, "content");
-	if (content != NULL && content->type == V_ARRAY) {
-		doc_begin(t);
-		for (i = 0; i < content->u.a.n; i++) {
-			blk = content->u.a.v[i];
-			if (!str_is(value_get(blk, "type"), "text") ||
-			    value_get_str(blk, "text") == NULL)
-				continue;
-			if (any++)
-				doc_sep(t);
-			doc_put(t, value_get_str(blk, "text"),
-			    value_get(blk, "text")->u.s.len);
-		}
-		doc_end(t);
-		/* The rest of each block; its protocol keys are not data. */
-		for (i = 0; i < content->u.a.n; i++) {
-			blk = content->u.a.v[i];
-			if (blk->type != V_OBJECT) {
-				add_tree(t, blk, 1);
-				continue;
-			}
-			for (j = 0; j < blk->u.o.n; j++) {
-				m = &blk->u.o.m[j];
-				if (is_binary(blk, m) ||
-				    strcmp(m->key, "type") == 0 ||
-				    (strcmp(m->key, "text") == 0 &&
-				    str_is(value_get(blk, "type"), "text")))
-					continue;
-				add_tree(t, m->val, 1);
-			}
-		}
-	}
-	for (i = 0; i < r->u.o.n; i++) {
-		if (strcmp(r->u.o.m[i].key, "content") == 0 &&
-		    content != NULL && content->type == V_ARRAY)
+	doc_begin(t);
+	for (i = 0; i < content->u.a.n; i++) {
+		blk = content->u.a.v[i];
+		if (!str_is(value_get(blk, "type"), "text") ||
+		    value_get_str(blk, "text") == NULL)
 			continue;
-		add_tree(t, r->u.o.m[i].val, 1);
+		if (any++)
+			doc_sep(t);
+		doc_put(t, value_get_str(blk, "text"),
+		    value_get(blk, "text")->u.s.len);
+	}
+	doc_end(t);
+	/* Everything else, the blocks' types and keys too: all of it
+	 * reaches the agent. */
+	for (i = 0; i < r->u.o.n; i++) {
+		m = &r->u.o.m[i];
+		if (m->val != content) {
+			add_member(t, r, m);
+			continue;
+		}
+		taint_add_text(t, m->key, m->klen);
+		for (j = 0; j < content->u.a.n; j++)
+			add_block(t, content->u.a.v[j]);
 	}
 }
 

@@ -53,12 +53,15 @@ void		 taint_free(struct taint *);
 void	taint_add_text(struct taint *, const char *s, size_t len);
 /* Records every string of a value tree, recursively: object keys and
  * string values (each its own output, decoded, never as JSON text), and
- * numbers as their decimal text.  Accepts NULL. */
+ * numbers as their decimal text.  A base64 payload (a "blob", or the
+ * "data" beside "type": "image" or "audio", at any depth) is recorded
+ * as is and, when it is base64 of UTF-8 text, decoded as well: taint.c
+ * says what counts as base64.  Accepts NULL. */
 void	taint_add_value(struct taint *, const struct value *);
-/* Records an MCP result (CallToolResult, ReadResourceResult, ...): the
- * text blocks of "content" joined as one output, every other string as
- * by taint_add_value, except base64 payloads (the "data" of image and
- * audio blocks, a resource's "blob").  Accepts NULL. */
+/* Records an MCP result (CallToolResult, ReadResourceResult, ...) or an
+ * error's data: the text blocks of "content" joined as one output, and
+ * everything else (the blocks' types and keys, structuredContent,
+ * payloads) as by taint_add_value.  Accepts NULL. */
 void	taint_add_result(struct taint *, const struct value *);
 
 /*
