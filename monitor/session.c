@@ -483,6 +483,8 @@ merged_caps(struct session *s)
 	for (j = 0; j < sizeof(passed) / sizeof(passed[0]); j++)
 		for (i = 0; i < s->nups; i++)
 			if ((v = value_get(s->ups[i].caps, passed[j])) != NULL) {
+				/* the upstream's words, to the client */
+				decide_record_output(s, v);
 				value_object_put(caps, passed[j],
 				    value_dup(v));
 				break;
@@ -537,6 +539,9 @@ session_upstream_ready(struct session *s)
 		return;
 	for (i = 0; i < s->nups; i++) {
 		if (s->ups[i].state == UP_FAILED) {
+			/* it may quote the upstream (its error, its version,
+			 * a tool name): untrusted like what it quotes */
+			decide_error_text(s, s->ups[i].fail_reason);
 			snprintf(msg, sizeof(msg), "Internal error: upstream "
 			    "\"%s\" failed to start: %s", s->ups[i].name,
 			    s->ups[i].fail_reason != NULL ?

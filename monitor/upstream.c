@@ -475,6 +475,7 @@ on_forward(struct upstream *up, struct pending *p, struct rpc *m)
 {
 	struct session *s = up->s;
 	struct rpc out;
+	char code[32];
 
 	memset(&out, 0, sizeof(out));
 	out.kind = m->kind;
@@ -486,6 +487,9 @@ on_forward(struct upstream *up, struct pending *p, struct rpc *m)
 		route_result(up, p->route_list, p->route_index, m->result);
 		out.result = m->result;
 	} else {
+		/* its code too: a number it chose, as the client sees it */
+		snprintf(code, sizeof(code), "%lld", (long long)m->code);
+		decide_error_text(s, code);
 		decide_error_text(s, m->message);
 		if (m->data != NULL)
 			decide_result(s, NULL, m->data);
@@ -628,10 +632,15 @@ on_bad_response(struct upstream *up, const struct msg_rpc_bad *bad)
 	if (!bad->was_response || bad->id.type != RPC_ID_INT ||
 	    (p = pend_find(up, bad->id.n)) == NULL)
 		return;
+	/*
+	 * The worker's reason quotes the upstream (the duplicate key it
+	 * chose): untrusted, whether it reaches the client here or as the
+	 * reason its start-up failed.
+	 */
+	decide_error_text(up->s, bad->message);
 	xasprintf(&msg, "upstream %s sent an answer bouncer cannot use (%s)",
 	    up->name, bad->message);
 	if (p->kind == PEND_FORWARD) {
-		/* bouncer's own words: straight to the client, not taint */
 		client_send_error(up->s, &p->cid, -32603, msg);
 		upstream_drop_pending(up, p);
 		session_check_drained(up->s);
