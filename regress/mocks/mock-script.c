@@ -10,6 +10,8 @@
  *
  *   serverInfo         initialize's serverInfo
  *   instructions       initialize's instructions
+ *   capabilities       added to (or replacing) the capabilities that
+ *                      initialize declares for what the script has
  *   tools              the tools/list array, served in one page
  *   results            tool name -> its CallToolResult; a string is sent
  *                      as raw JSON text (to send what cJSON would not
@@ -164,7 +166,7 @@ static void
 m_initialize(const cJSON *id, const cJSON *params)
 {
 	cJSON *r = cJSON_CreateObject(), *caps = cJSON_CreateObject();
-	const cJSON *v;
+	const cJSON *v, *c;
 
 	(void)params;
 	cJSON_AddStringToObject(r, "protocolVersion", "2025-11-25");
@@ -178,6 +180,11 @@ m_initialize(const cJSON *id, const cJSON *params)
 	if (cJSON_GetObjectItem(script, "completion") != NULL)
 		cJSON_AddItemToObject(caps, "completions",
 		    cJSON_CreateObject());
+	v = cJSON_GetObjectItem(script, "capabilities");
+	cJSON_ArrayForEach(c, v) {
+		cJSON_DeleteItemFromObjectCaseSensitive(caps, c->string);
+		cJSON_AddItemToObject(caps, c->string, cJSON_Duplicate(c, 1));
+	}
 	cJSON_AddItemToObject(r, "capabilities", caps);
 	if ((v = cJSON_GetObjectItem(script, "serverInfo")) != NULL)
 		cJSON_AddItemToObject(r, "serverInfo", cJSON_Duplicate(v, 1));
