@@ -7,6 +7,7 @@
  */
 #include <stdint.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "utf8.h"
@@ -77,4 +78,76 @@ utf8_trim(char *p)
 	need = s[j - 1] >= 0xf0 ? 4 : s[j - 1] >= 0xe0 ? 3 : 2;
 	if (n - (j - 1) < need)
 		s[j - 1] = '\0';
+}
+
+/* The length of the UTF-8 character at s (1 to 4), or 0 if it is none. */
+static size_t
+char_len(const uint8_t *s, size_t left)
+{
+	size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+
+	return n <= left && utf8_valid(s, n) ? n : 0;
+}
+
+static uint32_t
+char_code(const uint8_t *s, size_t n)
+{
+	static const uint8_t lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	uint32_t c = s[0] & lead_mask[n];
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		c = (c << 6) | (s[i] & 0x3f);
+	return c;
+}
+
+/* The escape of the character at s in one[16]; its length in bytes. */
+static size_t
+escape_one(const uint8_t *s, size_t left, char *one)
+{
+	size_t n;
+	uint32_t c;
+
+	if ((n = char_len(s, left)) == 0) {
+		snprintf(one, 16, "\\x%02x", s[0]);
+		return 1;
+	}
+	if ((c = char_code(s, n)) == '\\')
+		snprintf(one, 16, "\\\\");
+	else if (c >= 0x20 && c < 0x7f)
+		snprintf(one, 16, "%c", (char)c);
+	else if (c <= 0xffff)
+		snprintf(one, 16, "\\u%04x", (unsigned)c);
+	else
+		snprintf(one, 16, "\\U%08x", (unsigned)c);
+	return n;
+}
+
+void
+utf8_escape(char *dst, size_t dstsz, const void *p, size_t len)
+{
+	const uint8_t *s = p;
+	char one[16];
+	size_t i, o = 0, w, total = 0, room;
+
+	if (dstsz == 0)
+		return;
+	for (i = 0; i < len; i += w) {
+		w = escape_one(s + i, len - i, one);
+		total += strlen(one);
+	}
+	/* all of it, or whole escapes and "..." */
+	room = total < dstsz ? dstsz - 1 : dstsz > 3 ? dstsz - 4 : 0;
+	for (i = 0; i < len; i += w) {
+		w = escape_one(s + i, len - i, one);
+		if (o + strlen(one) > room)
+			break;
+		memcpy(dst + o, one, strlen(one));
+		o += strlen(one);
+	}
+	if (i < len && dstsz > 3) {
+		memcpy(dst + o, "...", 3);
+		o += 3;
+	}
+	dst[o] = '\0';
 }

@@ -617,6 +617,48 @@ START_TEST(test_utf8_cut_trim)
 }
 END_TEST
 
+/* Look-alike and invisible characters show as escapes, never as such. */
+START_TEST(test_utf8_escape)
+{
+	char s[64];
+
+	utf8_escape(s, sizeof(s), "set_owner", 9);
+	ck_assert_str_eq(s, "set_owner");
+	utf8_escape(s, sizeof(s), "set_own\xd0\xb5r", 10);	/* Cyrillic e */
+	ck_assert_str_eq(s, "set_own\\u0435r");
+	utf8_escape(s, sizeof(s), "set\xe2\x80\x8b_owner", 12);
+	ck_assert_str_eq(s, "set\\u200b_owner");
+	utf8_escape(s, sizeof(s), "\xef\xbd\x93", 3);	/* fullwidth s */
+	ck_assert_str_eq(s, "\\uff53");
+	utf8_escape(s, sizeof(s), "\xf0\x9f\x98\x80", 4);
+	ck_assert_str_eq(s, "\\U0001f600");
+	utf8_escape(s, sizeof(s), "a\\b\tc\x7f", 6);
+	ck_assert_str_eq(s, "a\\\\b\\u0009c\\u007f");
+	utf8_escape(s, sizeof(s), "a\xffz\xc3", 4);		/* not UTF-8 */
+	ck_assert_str_eq(s, "a\\xffz\\xc3");
+	utf8_escape(s, sizeof(s), "a\0b", 3);
+	ck_assert_str_eq(s, "a\\u0000b");
+	utf8_escape(s, sizeof(s), "", 0);
+	ck_assert_str_eq(s, "");
+}
+END_TEST
+
+/* A cut escape: whole escapes, then "...", always terminated. */
+START_TEST(test_utf8_escape_cut)
+{
+	char s[12];
+
+	utf8_escape(s, sizeof(s), "abcdefghijk", 11);		/* 11 fit */
+	ck_assert_str_eq(s, "abcdefghijk");
+	utf8_escape(s, sizeof(s), "abcdefghijkl", 12);
+	ck_assert_str_eq(s, "abcdefgh...");
+	utf8_escape(s, sizeof(s), "ab\xd0\xb5\xd0\xb5", 6);
+	ck_assert_str_eq(s, "ab\\u0435...");
+	utf8_escape(s, 1, "abc", 3);
+	ck_assert_str_eq(s, "");
+}
+END_TEST
+
 /* limits */
 
 START_TEST(test_depth_cap)
@@ -1149,6 +1191,8 @@ value_suite(void)
 	tcase_add_test(tc, test_canonical);
 	tcase_add_test(tc, test_utf8_valid);
 	tcase_add_test(tc, test_utf8_cut_trim);
+	tcase_add_test(tc, test_utf8_escape);
+	tcase_add_test(tc, test_utf8_escape_cut);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");
