@@ -105,11 +105,15 @@ struct pending {
 #define ROUTE_LIST_TEMPLATES	2
 #define ROUTE_LIST_PROMPTS	3
 
-/* A resource URI ('r') or prompt name ('p') and who listed it. */
+/*
+ * A resource URI ('r') or prompt name ('p') and who listed it; other:
+ * a second upstream listed it too, and it is routed to neither.
+ */
 struct route {
 	char		 kind;
 	char		*name;
 	struct upstream	*up;
+	struct upstream	*other;
 };
 
 /* A request an upstream sent to the client, relayed with our id. */

@@ -7,8 +7,11 @@
  * ("bncr.<n>.<the upstream's cursor>"), and what the lists name (resource
  * URIs, prompt names) is remembered, so a read, a get, a subscription or
  * a completion goes to the upstream that listed it.  A name no upstream
- * listed is refused rather than guessed.  This file routes only; what
- * comes back is untrusted like everything else (decide_result).
+ * listed is refused rather than guessed, and so is a name two upstreams
+ * listed (DESIGN 5, Names): it has no one owner, and listing order must
+ * not pick one.  Such a name is left out of the lists from then on.
+ * This file routes only; what comes back is untrusted like everything
+ * else (decide_result).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -21,6 +24,7 @@
 #include "bounds.h"
 #include "log.h"
 #include "monitor.h"
+#include "utf8.h"
 #include "value.h"
 #include "xmalloc.h"
 
@@ -66,7 +70,13 @@ candidates(struct session *s, const char *cap, struct upstream **out)
 	return n;
 }
 
-static struct upstream *
+static const char *
+kind_name(char kind)
+{
+	return kind == 'p' ? "prompt" : "resource";
+}
+
+static struct route *
 route_lookup(struct session *s, char kind, const char *name)
 {
 	size_t i;
@@ -74,7 +84,7 @@ route_lookup(struct session *s, char kind, const char *name)
 	for (i = 0; i < s->nroutes; i++)
 		if (s->routes[i].kind == kind &&
 		    strcmp(s->routes[i].name, name) == 0)
-			return s->routes[i].up;
+			return &s->routes[i];
 	return NULL;
 }
 
@@ -82,14 +92,22 @@ static void
 route_remember(struct session *s, struct upstream *up, char kind,
     const char *name)
 {
-	size_t i;
+	struct route *r;
+	char shown[256], msg[BNC_REASON_MAX];
 
-	for (i = 0; i < s->nroutes; i++)
-		if (s->routes[i].kind == kind &&
-		    strcmp(s->routes[i].name, name) == 0) {
-			s->routes[i].up = up;	/* the latest lister wins */
+	if ((r = route_lookup(s, kind, name)) != NULL) {
+		if (r->up == up || r->other != NULL)
 			return;
-		}
+		/* Two owners is none: said once, here. */
+		r->other = up;
+		utf8_escape(shown, sizeof(shown), name, strlen(name));
+		snprintf(msg, sizeof(msg), "%s '%s' is listed by upstreams "
+		    "%s and %s: withheld from both, and refused when asked "
+		    "for", kind_name(kind), shown, r->up->name, up->name);
+		logit("%s", msg);
+		gate_audit_event(s, "name-withheld", msg);
+		return;
+	}
 	if (s->nroutes >= BNC_ROUTES_MAX) {
 		debug("routes full; %s not remembered", name);
 		return;
@@ -99,6 +117,7 @@ route_remember(struct session *s, struct upstream *up, char kind,
 	s->routes[s->nroutes].kind = kind;
 	s->routes[s->nroutes].name = xstrdup(name);
 	s->routes[s->nroutes].up = up;
+	s->routes[s->nroutes].other = NULL;
 	s->nroutes++;
 }
 
@@ -126,7 +145,7 @@ forward(struct session *s, struct upstream *up, struct rpc *m,
 }
 
 /* A completion names its prompt or resource in params.ref. */
-static struct upstream *
+static struct route *
 completion_target(struct session *s, const struct value *params)
 {
 	const struct value *ref = value_get(params, "ref");
@@ -139,11 +158,26 @@ completion_target(struct session *s, const struct value *params)
 	return NULL;
 }
 
+/* A request for a name two upstreams listed: refused, and audited. */
+static void
+refuse_contested(struct session *s, struct rpc *m, const struct route *r)
+{
+	char shown[256], msg[BNC_REASON_MAX];
+
+	utf8_escape(shown, sizeof(shown), r->name, strlen(r->name));
+	snprintf(msg, sizeof(msg), "Invalid params: %s '%s' is listed by "
+	    "upstreams %s and %s; bouncer routes it to neither",
+	    kind_name(r->kind), shown, r->up->name, r->other->name);
+	gate_audit_event(s, "name-refused", msg);
+	client_send_error(s, &m->id, -32602, msg);
+}
+
 void
 route_request(struct session *s, struct rpc *m, const char *cap)
 {
-	struct upstream *cand[BNC_UPSTREAMS_MAX], *up = NULL;
+	struct upstream *cand[BNC_UPSTREAMS_MAX];
 	const struct route_method *rm;
+	const struct route *r = NULL;
 	struct value *params;
 	const char *cur, *dot, *name;
 	char *end;
@@ -157,6 +191,17 @@ route_request(struct session *s, struct rpc *m, const char *cap)
 		return;
 	}
 	params = m->params != NULL ? value_dup(m->params) : value_object();
+	if (rm->list == 0 && rm->param != NULL &&
+	    (name = value_get_str(params, rm->param)) != NULL)
+		r = route_lookup(s, rm->kind, name);
+	else if (rm->list == 0 && rm->param == NULL)
+		r = completion_target(s, params);
+	/* one upstream can complete what two listed: still neither's */
+	if (r != NULL && r->other != NULL) {
+		value_free(params);
+		refuse_contested(s, m, r);
+		return;
+	}
 	if (n == 1) {
 		forward(s, cand[0], m, params, rm->list, -1);
 		return;
@@ -181,18 +226,13 @@ route_request(struct session *s, struct rpc *m, const char *cap)
 		forward(s, cand[idx], m, params, rm->list, (int)idx);
 		return;
 	}
-	if (rm->param != NULL &&
-	    (name = value_get_str(params, rm->param)) != NULL)
-		up = route_lookup(s, rm->kind, name);
-	else if (rm->param == NULL)
-		up = completion_target(s, params);
-	if (up == NULL) {
+	if (r == NULL) {
 		value_free(params);
 		client_send_error(s, &m->id, -32602, "Invalid params: no "
 		    "upstream listed this; list it first");
 		return;
 	}
-	forward(s, up, m, params, 0, -1);
+	forward(s, r->up, m, params, 0, -1);
 	return;
  badcursor:
 	value_free(params);
@@ -218,20 +258,33 @@ route_result(struct upstream *up, int list, int index, struct value *result)
 	};
 	struct session *s = up->s;
 	struct upstream *cand[BNC_UPSTREAMS_MAX];
-	const struct value *arr;
+	const struct route *r;
+	struct value *arr;
 	const char *name, *next;
-	char *cursor;
-	size_t i, n;
+	char *cursor, kind = list == ROUTE_LIST_PROMPTS ? 'p' : 'r';
+	size_t i, n, kept;
 
 	if (list == 0 || !value_is(result, V_OBJECT))
 		return;
 	arr = value_get(result, arrays[list]);
-	if (value_is(arr, V_ARRAY) && list != ROUTE_LIST_TEMPLATES)
+	if (value_is(arr, V_ARRAY) && list != ROUTE_LIST_TEMPLATES) {
 		for (i = 0; i < arr->u.a.n; i++)
 			if ((name = value_get_str(arr->u.a.v[i],
 			    keys[list])) != NULL)
-				route_remember(s, up, list ==
-				    ROUTE_LIST_PROMPTS ? 'p' : 'r', name);
+				route_remember(s, up, kind, name);
+		/* what two upstreams list is shown for neither */
+		for (i = kept = 0; i < arr->u.a.n; i++) {
+			if ((name = value_get_str(arr->u.a.v[i],
+			    keys[list])) != NULL &&
+			    (r = route_lookup(s, kind, name)) != NULL &&
+			    r->other != NULL) {
+				value_free(arr->u.a.v[i]);
+				continue;
+			}
+			arr->u.a.v[kept++] = arr->u.a.v[i];
+		}
+		arr->u.a.n = kept;
+	}
 	if (index < 0)
 		return;
 	n = candidates(s, list == ROUTE_LIST_PROMPTS ? "prompts" :

@@ -3,8 +3,9 @@
 # regress/route.sh - resources and prompts of several upstreams: a list is
 # paged through every upstream that declared the capability, under
 # bouncer's own cursor; a read or a get goes to the upstream that listed
-# the name; a name nobody listed is refused, not guessed; a bad cursor is
-# -32602.
+# the name; a name nobody listed is refused, not guessed, and so is a name
+# two upstreams listed (from the moment bouncer relays the second list);
+# a bad cursor is -32602.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -33,7 +34,8 @@ request 6 resources/list '{"cursor":"bncr.7."}'
 expect_line "$(f_error 6 -32602)"
 request 7 resources/list '{"cursor":"garbage"}'
 expect_line "$(f_error 7 -32602)"
-# prompts: both list "greet"; the last lister answers the get
+# prompts: a lists "greet" and answers the get; once b's page lists it
+# too, it is left out of the lists and refused, never routed by order
 request 8 prompts/list
 expect_line "$(f_result 8) and .result.prompts[0].name == \"greet\" and
     .result.nextCursor == \"bncr.1.\""
@@ -41,5 +43,11 @@ request 9 prompts/get '{"name":"greet","arguments":{"who":"Ada"}}'
 expect_line "$(f_result 9) and (.result.messages[0].content.text | contains(\"Ada\"))"
 request 10 prompts/get '{"name":"nope"}'
 expect_line "$(f_error 10 -32602)"
-ping_ok 11
+request 11 prompts/list '{"cursor":"bncr.1."}'
+expect_line "$(f_result 11) and .result.prompts == []"
+request 12 prompts/get '{"name":"greet","arguments":{"who":"Ada"}}'
+expect_line "$(f_error 12 -32602) and (.error.message | contains(\"listed by upstreams a and b\"))"
+request 13 prompts/list
+expect_line "$(f_result 13) and .result.prompts == []"
+ping_ok 14
 pass
