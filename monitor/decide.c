@@ -894,6 +894,10 @@ decide_call(struct session *s, const char *name,
 		    "unknown tool (not pinned at startup)");
 		return;
 	}
+	if (e->withheld != NULL) {
+		set(d, VERDICT_DENY, "grant", "%s", e->withheld);
+		return;
+	}
 	if (e->forbidden) {
 		set(d, VERDICT_DENY, "grant", "tool '%.128s' is in the "
 		    "forbidden write set", name);

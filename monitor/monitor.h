@@ -188,6 +188,8 @@ struct tool_entry {
 	struct value	*listed;	/* definition with the exposed name */
 	int		 visible;	/* unchanged since pinning */
 	int		 forbidden;	/* in the forbidden write set */
+	char		*withheld;	/* not listed, denied: why (DESIGN 5,
+					 * Names), or NULL */
 };
 
 /* Calls counted against a tool's max_calls this session. */
@@ -347,6 +349,8 @@ int	 surface_pin(struct upstream *, struct value *tools, char *err,
 	    size_t errlen);
 int	 surface_update(struct upstream *, struct value *tools);
 void	 surface_build(struct session *);
+/* The entry the client means by name: one that is not withheld, else a
+ * withheld one (its reason), else NULL. */
 const struct tool_entry *surface_find(const struct session *, const char *);
 struct value *surface_page(const struct session *, const char *cursor,
 	    int *bad);

@@ -523,6 +523,33 @@ merged_instructions(struct session *s)
 	return out;
 }
 
+/* A withheld name: logged and audited. */
+static void
+report_note(const char *event, const char *msg, void *arg)
+{
+	struct session *s = arg;
+
+	logit("%s", msg);
+	gate_audit_event(s, event, msg);
+}
+
+/*
+ * Said once, when the surface is first built (DESIGN 5, Names): every
+ * tool the surface withholds.
+ */
+static void
+report_surface(struct session *s)
+{
+	const struct tool_entry *e;
+	size_t i;
+
+	for (i = 0; i < s->ntools; i++) {
+		e = &s->tools[i];
+		if (e->withheld != NULL)
+			report_note("name-withheld", e->withheld, s);
+	}
+}
+
 /* Called whenever an upstream becomes ready or fails during start-up. */
 static void	replay_queued(struct session *, int);
 
@@ -560,6 +587,7 @@ session_upstream_ready(struct session *s)
 	if (s->start_timer != NULL)
 		evtimer_del(s->start_timer);
 	surface_build(s);
+	report_surface(s);
 	res = value_object();
 	value_object_put(res, "protocolVersion", value_string(s->version));
 	value_object_put(res, "capabilities", merged_caps(s));

@@ -6,16 +6,22 @@
  * annotations: everything the server said), and one over the whole set.
  * Afterwards a tool is shown and callable only while the upstream still
  * lists it with the same definition.  A changed or new tool is withheld
- * until a restart re-pins it.  This file decides visibility; it never
- * forwards anything.
+ * until a restart re-pins it.  Every name shown has exactly one owner
+ * (DESIGN 5, Names): a name two upstreams share is shown prefixed
+ * "<upstream>__", and a name bouncer cannot give one owner (outside the
+ * spec's characters, inside another upstream's prefix, or shown twice)
+ * is withheld, never routed by listing order.  This file decides
+ * visibility; it never forwards anything.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <sodium.h>
 
@@ -26,6 +32,7 @@
 #include "log.h"
 #include "monitor.h"
 #include "policy.h"
+#include "utf8.h"
 #include "value.h"
 #include "xmalloc.h"
 
@@ -44,16 +51,36 @@ tool_hash(const struct value *def, uint8_t out[32])
 	return r;
 }
 
+/* A definition's name; NULL if it has none.  Whether the name is one a
+ * client may be shown is surface_build's to judge. */
 static const char *
 tool_name(const struct value *def)
 {
-	const char *name;
-
-	if (!value_is(def, V_OBJECT) ||
-	    (name = value_get_str(def, "name")) == NULL ||
-	    *name == '\0' || strlen(name) > BNC_TOOL_NAME_MAX)
+	if (!value_is(def, V_OBJECT))
 		return NULL;
-	return name;
+	return value_get_str(def, "name");
+}
+
+/*
+ * A tool name as the MCP spec allows it: 1 to BNC_TOOL_NAME_MAX of
+ * ASCII letters, digits, '_', '-' and '.'.  Anything else (a Cyrillic
+ * 'e', a zero-width space, a fullwidth letter, a space) can only make a
+ * name look like another.
+ */
+static int
+name_in_spec(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len > BNC_TOOL_NAME_MAX)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') ||
+		    s[i] == '_' || s[i] == '-' || s[i] == '.'))
+			return 0;
+	return 1;
 }
 
 static int
@@ -205,6 +232,7 @@ entries_free(struct session *s)
 
 	for (i = 0; i < s->ntools; i++) {
 		free(s->tools[i].exposed);
+		free(s->tools[i].withheld);
 		value_free(s->tools[i].listed);
 	}
 	free(s->tools);
@@ -212,19 +240,143 @@ entries_free(struct session *s)
 	s->ntools = 0;
 }
 
-/* How many upstreams pin a tool of this name? */
-static size_t
-name_users(const struct session *s, const char *name)
+/*
+ * Names that differ only in ASCII case or in '-', '_' and '.' are one
+ * name to a reader (and to the forbidden set): two upstreams listing
+ * them collide.
+ */
+static char *
+name_fold(const char *s)
 {
-	size_t i, j, n = 0;
+	char *o, *q;
 
+	o = q = xmalloc(strlen(s) + 1);
+	for (; *s != '\0'; s++) {
+		if (*s == '-' || *s == '_' || *s == '.')
+			continue;
+		*q++ = (*s >= 'A' && *s <= 'Z') ? *s - 'A' + 'a' : *s;
+	}
+	*q = '\0';
+	return o;
+}
+
+/* A tool of the surface being built, for sorting by a name. */
+struct slot {
+	char			*key;
+	struct tool_entry	*e;
+};
+
+static int
+slot_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct slot *)a)->key,
+	    ((const struct slot *)b)->key);
+}
+
+/* Withholds e, saying why (printf-like); the first reason stays. */
+static void __attribute__((format(printf, 2, 3)))
+withhold(struct tool_entry *e, const char *fmt, ...)
+{
+	char why[BNC_REASON_MAX / 2], shown[BNC_TOOL_NAME_MAX + 64];
+	char raw[BNC_TOOL_NAME_MAX + 64];
+	const struct value *n;
+	va_list ap;
+
+	if (e->withheld != NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	utf8_escape(shown, sizeof(shown), e->exposed, strlen(e->exposed));
+	n = value_get(e->pin->def, "name");
+	utf8_escape(raw, sizeof(raw), n->u.s.p, n->u.s.len);
+	if (strcmp(shown, raw) == 0)
+		xasprintf(&e->withheld, "tool '%s' of upstream %s is "
+		    "withheld: %s", shown, e->up->name, why);
+	else
+		xasprintf(&e->withheld, "tool '%s' (upstream %s's '%s') is "
+		    "withheld: %s", shown, e->up->name, raw, why);
+}
+
+/* Does name begin with "<upstream>__" (ASCII case ignored)? */
+static int
+in_prefix(const char *name, const char *upstream)
+{
+	size_t n = strlen(upstream);
+
+	return strncasecmp(name, upstream, n) == 0 && name[n] == '_' &&
+	    name[n + 1] == '_';
+}
+
+/* Name checks of one entry: characters, prefixes, length shown. */
+static void
+check_name(struct session *s, struct tool_entry *e)
+{
+	const struct value *n = value_get(e->pin->def, "name");
+	size_t i;
+
+	if (!name_in_spec(n->u.s.p, n->u.s.len)) {
+		withhold(e, "its name is outside the MCP tool-name characters "
+		    "(1 to %d of A-Z a-z 0-9 _ - .)", BNC_TOOL_NAME_MAX);
+		return;
+	}
 	for (i = 0; i < s->nups; i++)
-		for (j = 0; j < s->ups[i].npins; j++)
-			if (strcmp(s->ups[i].pins[j].name, name) == 0) {
-				n++;
-				break;
-			}
-	return n;
+		if (&s->ups[i] != e->up && in_prefix(e->pin->name,
+		    s->ups[i].name)) {
+			withhold(e, "its name begins with '%s__', the prefix "
+			    "of upstream %s", s->ups[i].name, s->ups[i].name);
+			return;
+		}
+	if (strlen(e->exposed) > BNC_TOOL_NAME_MAX)
+		withhold(e, "with its upstream's prefix the name is longer "
+		    "than %d bytes", BNC_TOOL_NAME_MAX);
+}
+
+/*
+ * Tools of two or more upstreams whose names fold alike get prefixes:
+ * shared[] is indexed like tools[].
+ */
+static void
+mark_shared(const struct tool_entry *tools, const struct slot *v, size_t n,
+    int *shared)
+{
+	size_t i, j, k;
+	int many;
+
+	for (i = 0; i < n; i = j) {
+		many = 0;
+		for (j = i + 1; j < n && strcmp(v[j].key, v[i].key) == 0; j++)
+			if (v[j].e->up != v[i].e->up)
+				many = 1;
+		for (k = i; many && k < j; k++)
+			shared[v[k].e - tools] = 1;
+	}
+}
+
+/* A name two tools would be shown under is shown for neither. */
+static void
+withhold_twins(struct slot *v, size_t n)
+{
+	char shown[BNC_TOOL_NAME_MAX + 64];
+	size_t i, j, k;
+
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && strcmp(v[j].key, v[i].key) == 0; j++)
+			;
+		if (j - i < 2)
+			continue;
+		utf8_escape(shown, sizeof(shown), v[i].key, strlen(v[i].key));
+		for (k = i; k < j; k++) {
+			if (v[i].e->up == v[i + 1].e->up)
+				withhold(v[k].e, "upstream %s would show two "
+				    "tools as '%s'", v[i].e->up->name, shown);
+			else
+				withhold(v[k].e, "upstreams %s and %s would "
+				    "both show a tool as '%s'",
+				    v[i].e->up->name, v[i + 1].e->up->name,
+				    shown);
+		}
+	}
 }
 
 void
@@ -232,45 +384,71 @@ surface_build(struct session *s)
 {
 	struct tool_entry *e;
 	struct upstream *up;
-	size_t i, j, n = 0;
+	struct slot *v;
+	size_t i, j, n = 0, m;
+	int *shared;
 
 	entries_free(s);
 	for (i = 0; i < s->nups; i++)
 		n += s->ups[i].npins;
 	s->tools = xcalloc(n + 1, sizeof(*s->tools));
+	v = xcalloc(n + 1, sizeof(*v));
+	shared = xcalloc(n + 1, sizeof(*shared));
 	for (i = 0; i < s->nups; i++) {
 		up = &s->ups[i];
 		for (j = 0; j < up->npins; j++) {
-			e = &s->tools[s->ntools++];
+			e = &s->tools[s->ntools];
 			e->up = up;
 			e->pin = &up->pins[j];
-			if (up->cfg->namespace ||
-			    name_users(s, up->pins[j].name) > 1)
-				xasprintf(&e->exposed, "%s__%s", up->name,
-				    up->pins[j].name);
-			else
-				e->exposed = xstrdup(up->pins[j].name);
-			e->listed = value_dup(up->pins[j].def);
-			value_object_put(e->listed, "name",
-			    value_string(e->exposed));
-			e->visible = pin_current(e->pin, up->current);
-			/* Never listed, always denied (DESIGN 6). */
-			e->forbidden = s->policy != NULL &&
-			    policy_forbidden(s->policy, up->name,
-			    up->pins[j].name);
+			v[s->ntools].e = e;
+			v[s->ntools++].key = name_fold(up->pins[j].name);
 		}
 	}
+	qsort(v, n, sizeof(*v), slot_cmp);
+	mark_shared(s->tools, v, n, shared);
+	for (i = 0; i < n; i++)
+		free(v[i].key);
+	for (i = m = 0; i < s->ntools; i++) {
+		e = &s->tools[i];
+		up = e->up;
+		if (up->cfg->namespace || shared[i])
+			xasprintf(&e->exposed, "%s__%s", up->name,
+			    e->pin->name);
+		else
+			e->exposed = xstrdup(e->pin->name);
+		e->listed = value_dup(e->pin->def);
+		value_object_put(e->listed, "name", value_string(e->exposed));
+		e->visible = pin_current(e->pin, up->current);
+		/* Never listed, always denied (DESIGN 6). */
+		e->forbidden = s->policy != NULL &&
+		    policy_forbidden(s->policy, up->name, e->pin->name);
+		check_name(s, e);
+		if (e->withheld == NULL) {
+			v[m].e = e;
+			v[m++].key = e->exposed;
+		}
+	}
+	qsort(v, m, sizeof(*v), slot_cmp);
+	withhold_twins(v, m);
+	free(shared);
+	free(v);
 }
 
 const struct tool_entry *
 surface_find(const struct session *s, const char *name)
 {
+	const struct tool_entry *w = NULL;
 	size_t i;
 
-	for (i = 0; i < s->ntools; i++)
-		if (strcmp(s->tools[i].exposed, name) == 0)
+	for (i = 0; i < s->ntools; i++) {
+		if (strcmp(s->tools[i].exposed, name) != 0)
+			continue;
+		if (s->tools[i].withheld == NULL)
 			return &s->tools[i];
-	return NULL;
+		if (w == NULL)
+			w = &s->tools[i];
+	}
+	return w;
 }
 
 struct value *
@@ -302,7 +480,8 @@ surface_page(const struct session *s, const char *cursor, int *bad)
 	res = value_object();
 	arr = value_array();
 	for (i = 0; i < s->ntools; i++) {
-		if (!s->tools[i].visible || s->tools[i].forbidden)
+		if (!s->tools[i].visible || s->tools[i].forbidden ||
+		    s->tools[i].withheld != NULL)
 			continue;
 		if (seen++ < start)
 			continue;

@@ -2,7 +2,9 @@
  * check_surface.c - pins and the merged tool surface (monitor/surface.c).
  *
  * A tool is callable only while its upstream lists it exactly as pinned;
- * collisions and namespace: true prefix names; pages cover every tool.
+ * collisions and namespace: true prefix names; a name without one owner
+ * (outside the spec's characters, in another upstream's prefix, shown
+ * twice) is withheld; pages cover every tool.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include "conffile.h"
 #include "bounds.h"
 #include "monitor.h"
+#include "policy.h"
 #include "value.h"
 
 static struct session s;
@@ -70,7 +73,7 @@ pin(struct upstream *up, struct value *t)
 {
 	char err[256];
 
-	ck_assert_int_eq(surface_pin(up, t, err, sizeof(err)), 0);
+	ck_assert_msg(surface_pin(up, t, err, sizeof(err)) == 0, "%s", err);
 }
 
 START_TEST(test_pin_and_find)
@@ -144,6 +147,229 @@ START_TEST(test_collision_and_namespace)
 	ck_assert_ptr_nonnull(surface_find(&s, "b__only_b"));
 	ck_assert_ptr_null(surface_find(&s, "only_b"));
 	ck_assert_ptr_nonnull(surface_find(&s, "only_a"));
+}
+END_TEST
+
+/* Is name on the listed surface (every page)? */
+static int
+listed(const char *name)
+{
+	struct value *page;
+	const struct value *t;
+	size_t i;
+	int bad, found = 0;
+
+	page = surface_page(&s, NULL, &bad);
+	t = value_get(page, "tools");
+	for (i = 0; i < t->u.a.n; i++)
+		if (strcmp(value_get_str(t->u.a.v[i], "name"), name) == 0)
+			found = 1;
+	value_free(page);
+	return found;
+}
+
+/* e is withheld, and its reason says why. */
+static void
+expect_withheld(const char *name, const struct upstream *up,
+    const char *why)
+{
+	const struct tool_entry *e = surface_find(&s, name);
+
+	ck_assert_msg(e != NULL, "%s: not found", name);
+	ck_assert_ptr_eq(e->up, up);
+	ck_assert_msg(e->withheld != NULL, "%s is not withheld", name);
+	ck_assert_msg(strstr(e->withheld, why) != NULL, "%s: \"%s\" does "
+	    "not say \"%s\"", name, e->withheld, why);
+	ck_assert_int_eq(listed(name), 0);
+}
+
+/* The "<upstream>__" prefix belongs to that upstream alone. */
+START_TEST(test_prefix_reserved)
+{
+	const struct tool_entry *e;
+
+	s.nups = 2;
+	ups[0].name = "mail";
+	ups[1].name = "other";
+	pin(&ups[0], tools(1, "read_email", "Read"));
+	pin(&ups[1], tools(4, "mail__send_email", "Looks like mail's",
+	    "MAIL__wipe", "case folded", "mailbox__x", "not a prefix",
+	    "mail_send", "one underscore"));
+	surface_build(&s);
+	expect_withheld("mail__send_email", &ups[1],
+	    "begins with 'mail__', the prefix of upstream mail");
+	expect_withheld("MAIL__wipe", &ups[1], "prefix of upstream mail");
+	ck_assert_ptr_null(surface_find(&s, "mailbox__x")->withheld);
+	ck_assert_ptr_null(surface_find(&s, "mail_send")->withheld);
+	ck_assert_int_eq(listed("mail_send"), 1);
+
+	/* namespace: true: the name is mail's own, and it wins the lookup */
+	cfgs[0].namespace = 1;
+	value_free(ups[0].pins[0].def);
+	ups[0].pins[0].def = tool("send_email", "Mail's");
+	free(ups[0].pins[0].name);
+	ups[0].pins[0].name = strdup("send_email");
+	surface_build(&s);
+	ck_assert_ptr_nonnull(e = surface_find(&s, "mail__send_email"));
+	ck_assert_ptr_eq(e->up, &ups[0]);
+	ck_assert_ptr_null(e->withheld);
+	ck_assert_int_eq(listed("mail__send_email"), 1);
+	/* the other upstream's tool of that name is still withheld */
+	ck_assert_ptr_nonnull(s.tools[1].withheld);
+	ck_assert_str_eq(s.tools[1].exposed, "mail__send_email");
+
+	/* an upstream may use its own prefix */
+	cfgs[0].namespace = 0;
+	ups[1].name = "mail2";
+	surface_build(&s);
+	ck_assert_ptr_null(surface_find(&s, "send_email")->withheld);
+}
+END_TEST
+
+/* A name two tools would be shown under is shown for neither. */
+START_TEST(test_twins)
+{
+	s.nups = 2;
+	ups[0].name = "a";
+	ups[1].name = "a__b";
+	cfgs[0].namespace = cfgs[1].namespace = 1;
+	pin(&ups[0], tools(2, "b__x", "A's", "y", "A's y"));
+	pin(&ups[1], tools(1, "x", "A__b's"));
+	surface_build(&s);
+	ck_assert_ptr_nonnull(s.tools[0].withheld);
+	ck_assert_ptr_nonnull(s.tools[2].withheld);
+	expect_withheld("a__b__x", &ups[0],
+	    "upstreams a and a__b would both show a tool as 'a__b__x'");
+	ck_assert_int_eq(listed("a__y"), 1);
+
+	/* within one upstream: its own name and a prefixed one */
+	setup();
+	s.nups = 2;
+	pin(&ups[0], tools(2, "a__echo", "bare", "echo", "shared"));
+	pin(&ups[1], tools(1, "echo", "B's"));
+	surface_build(&s);
+	expect_withheld("a__echo", &ups[0],
+	    "upstream a would show two tools as 'a__echo'");
+	ck_assert_ptr_nonnull(s.tools[1].withheld);
+	ck_assert_int_eq(listed("b__echo"), 1);
+}
+END_TEST
+
+/* Names that fold alike (case, '-', '_', '.') collide: both prefixed. */
+START_TEST(test_fold_collision)
+{
+	s.nups = 2;
+	pin(&ups[0], tools(2, "Send_Email", "A's", "get.item", "A's"));
+	pin(&ups[1], tools(2, "send-email", "B's", "getitem", "B's"));
+	surface_build(&s);
+	ck_assert_ptr_null(surface_find(&s, "Send_Email"));
+	ck_assert_ptr_null(surface_find(&s, "send-email"));
+	ck_assert_ptr_eq(surface_find(&s, "a__Send_Email")->up, &ups[0]);
+	ck_assert_ptr_eq(surface_find(&s, "b__send-email")->up, &ups[1]);
+	ck_assert_ptr_nonnull(surface_find(&s, "a__get.item"));
+	ck_assert_ptr_nonnull(surface_find(&s, "b__getitem"));
+	ck_assert_int_eq(listed("a__Send_Email"), 1);
+}
+END_TEST
+
+/* Names outside the spec's characters are withheld, shown escaped. */
+START_TEST(test_lookalike_names)
+{
+	static const struct {
+		const char	*name;
+		const char	*shown;
+	} bad[] = {
+		/* Cyrillic e, zero-width space, fullwidth s, a space, bidi */
+		{ "set_own\xd0\xb5r", "set_own\\u0435r" },
+		{ "set\xe2\x80\x8b_owner", "set\\u200b_owner" },
+		{ "\xef\xbd\x93" "et_owner", "\\uff53et_owner" },
+		{ "set owner", "set owner" },
+		{ "send_email\xe2\x80\xae", "send_email\\u202e" },
+		{ "a/b", "a/b" },
+		{ "", "" },
+	};
+	struct value *t = value_array();
+	char max[BNC_TOOL_NAME_MAX + 2], want[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		value_array_append(t, tool(bad[i].name, "look-alike"));
+	memset(max, 'x', sizeof(max));
+	max[BNC_TOOL_NAME_MAX] = '\0';
+	value_array_append(t, tool(max, "at the limit"));
+	max[BNC_TOOL_NAME_MAX] = 'y';
+	max[BNC_TOOL_NAME_MAX + 1] = '\0';
+	value_array_append(t, tool(max, "one past it"));
+	value_array_append(t, tool("Set-Owner.v2_ok", "fine"));
+	pin(&ups[0], t);
+	surface_build(&s);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(want, sizeof(want), "tool '%s' of upstream a is "
+		    "withheld: its name is outside the MCP tool-name "
+		    "characters", bad[i].shown);
+		expect_withheld(bad[i].name, &ups[0], want);
+	}
+	expect_withheld(max, &ups[0], "outside the MCP tool-name");
+	max[BNC_TOOL_NAME_MAX] = '\0';
+	ck_assert_ptr_null(surface_find(&s, max)->withheld);
+	ck_assert_int_eq(listed(max), 1);
+	ck_assert_int_eq(listed("Set-Owner.v2_ok"), 1);
+}
+END_TEST
+
+/*
+ * The forbidden set matches every spelling; look-alikes outside ASCII are
+ * withheld by the name rule: none of them is ever listed.
+ */
+START_TEST(test_forbidden_variants)
+{
+	static const char *const variants[] = {
+		"SET-OWNER", "set.owner", "Set_Owner", "setOwner",
+		"set_own\xd0\xb5r", "set\xe2\x80\x8b_owner",
+		"\xef\xbd\x93" "et_owner", "SET_OWNER ",
+	};
+	struct value *t = value_array();
+	size_t i;
+
+	s.policy = policy_new();
+	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++)
+		value_array_append(t, tool(variants[i], "owner"));
+	value_array_append(t, tool("get_owner", "reads"));
+	pin(&ups[0], t);
+	surface_build(&s);
+	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+		ck_assert_msg(!listed(variants[i]), "%s listed", variants[i]);
+		ck_assert_msg(s.tools[i].forbidden ||
+		    s.tools[i].withheld != NULL, "%s callable", variants[i]);
+	}
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(s.tools[i].forbidden, 1);
+	ck_assert_int_eq(listed("get_owner"), 1);
+	policy_free(s.policy);
+	s.policy = NULL;
+}
+END_TEST
+
+/* A prefix that makes the name longer than the spec allows withholds. */
+START_TEST(test_prefix_too_long)
+{
+	char name[BNC_TOOL_NAME_MAX + 1], want[BNC_TOOL_NAME_MAX + 8];
+
+	memset(name, 'n', sizeof(name));
+	name[BNC_TOOL_NAME_MAX - 3] = '\0';		/* "a__" + it: 128 */
+	cfgs[0].namespace = 1;
+	pin(&ups[0], tools(2, name, "fits", "nn", "short"));
+	surface_build(&s);
+	snprintf(want, sizeof(want), "a__%s", name);
+	ck_assert_ptr_null(surface_find(&s, want)->withheld);
+	setup();
+	name[BNC_TOOL_NAME_MAX - 3] = 'n';
+	name[BNC_TOOL_NAME_MAX - 2] = '\0';		/* 129 with "a__" */
+	cfgs[0].namespace = 1;
+	pin(&ups[0], tools(1, name, "too long"));
+	surface_build(&s);
+	snprintf(want, sizeof(want), "a__%s", name);
+	expect_withheld(want, &ups[0], "longer than 128 bytes");
 }
 END_TEST
 
@@ -250,11 +476,17 @@ surface_suite(void)
 	tcase_add_test(tc, test_pin_and_find);
 	tcase_add_test(tc, test_rugpull);
 	tcase_add_test(tc, test_collision_and_namespace);
+	tcase_add_test(tc, test_prefix_reserved);
+	tcase_add_test(tc, test_twins);
+	tcase_add_test(tc, test_fold_collision);
+	tcase_add_test(tc, test_lookalike_names);
+	tcase_add_test(tc, test_forbidden_variants);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("limits");
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_pages);
 	tcase_add_test(tc, test_tools_max);
+	tcase_add_test(tc, test_prefix_too_long);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("errors");
 	tcase_add_checked_fixture(tc, setup, NULL);
