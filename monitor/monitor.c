@@ -305,6 +305,9 @@ load_policy(const struct config *cfg, const char *upath, int lint)
 	if (upath != NULL && policy_load_file(p, upath, 0, err,
 	    sizeof(err)) != 0)
 		goto fail;
+	/* the upstreams: their servers and tools follow once pinned */
+	for (i = 0; i < cfg->nups; i++)
+		policy_scope_upstream(p, cfg->ups[i].name, NULL);
 	/* -t: a warning is a problem too (DESIGN 1.1: 0 only if clean). */
 	if (lint && policy_lint(p, lint_warning, NULL) > 0)
 		exit(1);

@@ -46,6 +46,15 @@ struct pentry {
 	char			*key;		/* hash key */
 	enum layer		 layer;
 	struct pentry		*shadows;	/* same name, layer; earlier */
+	int			 noted;		/* policy_explain said why */
+	/*
+	 * A resolved lookup (the cache): either use points to the entry
+	 * that decides, or tp is its own (heuristics), or tp is a copy of
+	 * a user entry without its trust-granting keys whose lists belong
+	 * to that entry (borrowed).
+	 */
+	const struct tool_policy *use;
+	int			 borrowed;
 };
 
 struct htab {
@@ -59,14 +68,31 @@ struct fname {
 	char	*norm;		/* normalised tool name */
 };
 
+/* An upstream of the session (policy_scope_upstream). */
+struct scope_up {
+	char	*name;
+	char	*server;		/* serverInfo.name, or NULL */
+};
+
+/* A tool name, and the upstreams that list it (indices into sups). */
+struct scope_tool {
+	char	*tool;
+	size_t	*ups;
+	size_t	 n;
+};
+
 struct policy {
 	struct pentry	**ents;		/* user and pack entries, in order */
 	size_t		  nents;
-	struct pentry	**heurs;	/* heuristic results, owned */
+	struct pentry	**heurs;	/* resolved lookups, owned */
 	size_t		  nheurs;
-	struct htab	  tab[3];	/* by layer */
+	struct htab	  tab[3];	/* by layer; LAYER_HEUR: resolved */
 	struct fname	 *forb;
 	size_t		  nforb;
+	struct scope_up	 *sups;
+	size_t		  nsups;
+	struct scope_tool **stab;	/* by tool name, open addressing */
+	size_t		  stcap, stn;
 	struct tool_policy fallback;	/* when the cache is full */
 };
 
@@ -142,6 +168,18 @@ ht_put(struct htab *t, struct pentry *e)
 	return NULL;
 }
 
+/*
+ * Every lookup resolved so far depends on the entries and the scope;
+ * when either changes, they are forgotten.  The entries stay allocated:
+ * policy_for's pointers stay valid until policy_free.
+ */
+static void
+cache_forget(struct policy *p)
+{
+	free(p->tab[LAYER_HEUR].slot);
+	memset(&p->tab[LAYER_HEUR], 0, sizeof(p->tab[LAYER_HEUR]));
+}
+
 /* ---- entries ------------------------------------------------------ */
 
 static void
@@ -202,7 +240,9 @@ pentry_free(struct pentry *e)
 		return;
 	if (e->key != e->tp.name)
 		free(e->key);
-	tool_policy_clear(&e->tp);
+	/* an alias or a borrowed copy owns nothing of its tp */
+	if (e->use == NULL && !e->borrowed)
+		tool_policy_clear(&e->tp);
 	free(e);
 }
 
@@ -242,6 +282,18 @@ policy_free(struct policy *p)
 		free(p->forb[i].norm);
 	}
 	free(p->forb);
+	for (i = 0; i < p->nsups; i++) {
+		free(p->sups[i].name);
+		free(p->sups[i].server);
+	}
+	free(p->sups);
+	for (i = 0; i < p->stcap; i++)
+		if (p->stab[i] != NULL) {
+			free(p->stab[i]->tool);
+			free(p->stab[i]->ups);
+			free(p->stab[i]);
+		}
+	free(p->stab);
 	tool_policy_clear(&p->fallback);
 	free(p);
 }
@@ -885,6 +937,7 @@ policy_load_file(struct policy *p, const char *path, int is_pack,
 	for (i = 0; i < n; i++)
 		add_entry(p, new[i]);
 	n = 0;
+	cache_forget(p);
  out:
 	for (i = 0; i < n; i++)
 		pentry_free(new[i]);
@@ -955,50 +1008,333 @@ policy_load_dir(struct policy *p, const char *dir, int is_pack,
 	return r;
 }
 
-/* ---- lookups ------------------------------------------------------ */
+/* ---- scope: the session's upstreams and their tools --------------- */
+
+/* The index of upstream in p->sups, added if add; -1 if absent or full. */
+static long
+scope_up_index(struct policy *p, const char *upstream, int add)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsups; i++)
+		if (strcmp(p->sups[i].name, upstream) == 0)
+			return (long)i;
+	if (!add || p->nsups >= BNC_UPSTREAMS_MAX)
+		return -1;
+	p->sups = xreallocarray(p->sups, p->nsups + 1, sizeof(*p->sups));
+	p->sups[p->nsups].name = xstrdup(upstream);
+	p->sups[p->nsups].server = NULL;
+	cache_forget(p);
+	return (long)p->nsups++;
+}
+
+void
+policy_scope_upstream(struct policy *p, const char *upstream,
+    const char *server)
+{
+	struct scope_up *u;
+	long i;
+
+	if (upstream == NULL || (i = scope_up_index(p, upstream, 1)) < 0)
+		return;
+	u = &p->sups[i];
+	if ((u->server == NULL && server == NULL) || (u->server != NULL &&
+	    server != NULL && strcmp(u->server, server) == 0))
+		return;
+	free(u->server);
+	u->server = server != NULL ? xstrdup(server) : NULL;
+	cache_forget(p);
+}
+
+static struct scope_tool *
+scope_tool_get(const struct policy *p, const char *tool)
+{
+	size_t i;
+
+	if (p->stcap == 0)
+		return NULL;
+	for (i = hash_str(tool) & (p->stcap - 1); p->stab[i] != NULL;
+	    i = (i + 1) & (p->stcap - 1))
+		if (strcmp(p->stab[i]->tool, tool) == 0)
+			return p->stab[i];
+	return NULL;
+}
+
+/* Adds t, whose name is not in the table yet. */
+static void
+scope_tool_put(struct policy *p, struct scope_tool *t)
+{
+	struct scope_tool **old;
+	size_t i, ocap;
+
+	if ((p->stn + 1) * 2 > p->stcap) {
+		old = p->stab;
+		ocap = p->stcap;
+		p->stcap = ocap == 0 ? 64 : ocap * 2;
+		p->stab = xcalloc(p->stcap, sizeof(*p->stab));
+		p->stn = 0;
+		for (i = 0; i < ocap; i++)
+			if (old[i] != NULL)
+				scope_tool_put(p, old[i]);
+		free(old);
+	}
+	for (i = hash_str(t->tool) & (p->stcap - 1); p->stab[i] != NULL;
+	    i = (i + 1) & (p->stcap - 1))
+		;
+	p->stab[i] = t;
+	p->stn++;
+}
+
+void
+policy_scope_tool(struct policy *p, const char *upstream, const char *tool)
+{
+	struct scope_tool *t;
+	size_t i;
+	long u;
+
+	if (upstream == NULL || tool == NULL ||
+	    (u = scope_up_index(p, upstream, 1)) < 0)
+		return;
+	if ((t = scope_tool_get(p, tool)) == NULL) {
+		t = xcalloc(1, sizeof(*t));
+		t->tool = xstrdup(tool);
+		scope_tool_put(p, t);
+	}
+	for (i = 0; i < t->n; i++)
+		if (t->ups[i] == (size_t)u)
+			return;
+	t->ups = xreallocarray(t->ups, t->n + 1, sizeof(*t->ups));
+	t->ups[t->n++] = (size_t)u;
+	cache_forget(p);
+}
+
+/* ---- scope: what an entry grants ----------------------------------- */
+
+static int
+tk_taint(const struct tool_policy *tp)
+{
+	return !tp->taint_source;
+}
+
+static void
+tk_taint_off(struct tool_policy *tp)
+{
+	tp->taint_source = 1;
+}
+
+static int
+tk_trusted(const struct tool_policy *tp)
+{
+	return tp->ntrusted > 0;
+}
+
+/* Only on a borrowed copy: the list stays its entry's. */
+static void
+tk_trusted_off(struct tool_policy *tp)
+{
+	tp->trusted = NULL;
+	tp->ntrusted = 0;
+}
+
+static int
+tk_extra(const struct tool_policy *tp)
+{
+	return tp->extra_args;
+}
+
+static void
+tk_extra_off(struct tool_policy *tp)
+{
+	tp->extra_args = 0;
+}
+
+static int
+tk_read_only(const struct tool_policy *tp)
+{
+	return tp->read_only;
+}
+
+static void
+tk_read_only_off(struct tool_policy *tp)
+{
+	tp->read_only = 0;
+}
+
+/*
+ * The keys that grant a tool something rather than restrict it
+ * (bouncer-policy(5), SCOPE): they apply only where bouncer can tell
+ * which server's tool the entry was written for.
+ */
+static const struct trust_key {
+	const char	*name;		/* as an administrator writes it */
+	int		(*grants)(const struct tool_policy *);
+	void		(*revoke)(struct tool_policy *);
+} trust_keys[] = {
+	{ "taint_source: false",	tk_taint,	tk_taint_off },
+	{ "trusted_destinations",	tk_trusted,	tk_trusted_off },
+	{ "extra_args: allow",		tk_extra,	tk_extra_off },
+	{ "read_only: true",		tk_read_only,	tk_read_only_off },
+};
+
+/* The trust-granting keys tp has, as "a, b" in buf; 0 if none. */
+static int
+trust_list(const struct tool_policy *tp, char *buf, size_t len)
+{
+	size_t i, o = 0;
+	int n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < NELEM(trust_keys); i++) {
+		if (!trust_keys[i].grants(tp))
+			continue;
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s",
+			    n > 0 ? ", " : "", trust_keys[i].name);
+		n++;
+	}
+	return n;
+}
+
+/* Start-up notes (policy_explain); NULL for a plain lookup. */
+struct explain {
+	void		(*note)(const char *event, const char *msg, void *);
+	void		 *arg;
+	const char	 *upstream;
+};
+
+static void __attribute__((format(printf, 3, 4)))
+xnote(struct explain *x, const char *event, const char *fmt, ...)
+{
+	char msg[BNC_REASON_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	utf8_trim(msg);
+	x->note(event, msg, x->arg);
+}
+
+/*
+ * Is an unqualified user entry's trust withheld from this tool because
+ * two or more upstreams list a tool of its name?  Noted once per entry.
+ */
+static int
+trust_shared(const struct policy *p, struct pentry *e, const char *tool,
+    struct explain *x)
+{
+	const struct scope_tool *t;
+	char keys[128], ups[256];
+	size_t i, o = 0;
+
+	if ((t = scope_tool_get(p, tool)) == NULL || t->n < 2 ||
+	    !trust_list(&e->tp, keys, sizeof(keys)))
+		return 0;
+	if (x != NULL && !e->noted) {
+		e->noted = 1;
+		for (i = 0; i < t->n && i < 3 && o < sizeof(ups); i++)
+			o += (size_t)snprintf(ups + o, sizeof(ups) - o, "%s%s",
+			    i == 0 ? "" : i + 1 == t->n ? " and " : ", ",
+			    p->sups[t->ups[i]].name);
+		if (t->n > 3 && o < sizeof(ups))
+			snprintf(ups + o, sizeof(ups) - o, " and %zu more",
+			    t->n - 3);
+		xnote(x, "trust-ignored", "user entry %s:%lu %s: its "
+		    "trust-granting keys (%s) are ignored, because upstreams "
+		    "%s all list '%s'; write the qualified form, "
+		    "'UPSTREAM:%s', for the one it was written for",
+		    e->tp.file, e->tp.line, e->tp.name, keys, ups, tool, tool);
+	}
+	return 1;
+}
+
+/*
+ * The entry that decides for upstream's tool: the user's (qualified
+ * first), else the pack's; NULL for the heuristics.  *strip: the user
+ * entry's trust-granting keys do not apply.
+ */
+static struct pentry *
+choose(struct policy *p, const char *upstream, const char *tool,
+    int *strip, struct explain *x)
+{
+	static const enum layer layers[] = { LAYER_USER, LAYER_PACK };
+	struct pentry *win = NULL;
+	char *q = NULL;
+	size_t i;
+
+	*strip = 0;
+	if (upstream != NULL)
+		xasprintf(&q, "%s:%s", upstream, tool);
+	for (i = 0; i < NELEM(layers) && win == NULL; i++) {
+		if (q != NULL)
+			win = ht_get(&p->tab[layers[i]], q);
+		if (win == NULL)
+			win = ht_get(&p->tab[layers[i]], tool);
+	}
+	if (win != NULL && win->layer == LAYER_USER &&
+	    strcmp(win->key, tool) == 0)
+		*strip = trust_shared(p, win, tool, x);
+	free(q);
+	return win;
+}
 
 const struct tool_policy *
 policy_for(struct policy *p, const char *upstream, const char *tool,
     const struct value *schema)
 {
-	static const enum layer layers[] = { LAYER_USER, LAYER_PACK };
-	struct pentry *e = NULL;
-	char *q = NULL;
+	struct pentry *c, *win;
+	char *key;
 	size_t i;
+	int strip;
 
 	if (tool == NULL)
 		return &p->fallback;
-	if (upstream != NULL)
-		xasprintf(&q, "%s:%s", upstream, tool);
-	for (i = 0; i < NELEM(layers) && e == NULL; i++) {
-		if (q != NULL)
-			e = ht_get(&p->tab[layers[i]], q);
-		if (e == NULL)
-			e = ht_get(&p->tab[layers[i]], tool);
+	/* Resolved once per upstream US tool: the first schema decides. */
+	xasprintf(&key, "%s\x1f%s", upstream != NULL ? upstream : "", tool);
+	if ((c = ht_get(&p->tab[LAYER_HEUR], key)) != NULL) {
+		free(key);
+		return c->use != NULL ? c->use : &c->tp;
 	}
-	free(q);
-	if (e != NULL)
-		return &e->tp;
-
-	/* Heuristics, cached under upstream US tool. */
-	xasprintf(&q, "%s\x1f%s", upstream != NULL ? upstream : "", tool);
-	if ((e = ht_get(&p->tab[LAYER_HEUR], q)) != NULL) {
-		free(q);
-		return &e->tp;
-	}
-	if (p->nheurs >= BNC_POLICY_CACHE_MAX) {
-		free(q);
+	if (p->tab[LAYER_HEUR].n >= BNC_POLICY_CACHE_MAX) {
+		free(key);
 		return &p->fallback;
 	}
-	e = pentry_new(LAYER_HEUR);
-	e->key = q;
-	e->tp.name = xstrdup(tool);
-	if (!heuristics_derive(&e->tp, tool, schema))
-		e->tp.source = "none";
+	win = choose(p, upstream, tool, &strip, NULL);
+	c = pentry_new(LAYER_HEUR);
+	c->key = key;
+	if (win != NULL && !strip)
+		c->use = &win->tp;
+	else if (win != NULL) {
+		c->tp = win->tp;
+		c->borrowed = 1;
+		for (i = 0; i < NELEM(trust_keys); i++)
+			trust_keys[i].revoke(&c->tp);
+	} else {
+		c->tp.name = xstrdup(tool);
+		if (!heuristics_derive(&c->tp, tool, schema))
+			c->tp.source = "none";
+	}
 	p->heurs = xreallocarray(p->heurs, p->nheurs + 1, sizeof(*p->heurs));
-	p->heurs[p->nheurs++] = e;
-	ht_put(&p->tab[LAYER_HEUR], e);
-	return &e->tp;
+	p->heurs[p->nheurs++] = c;
+	ht_put(&p->tab[LAYER_HEUR], c);
+	return c->use != NULL ? c->use : &c->tp;
+}
+
+void
+policy_explain(struct policy *p, const char *upstream, const char *tool,
+    const struct value *schema,
+    void (*note)(const char *event, const char *msg, void *), void *arg)
+{
+	struct explain x;
+	int strip;
+
+	if (upstream == NULL || tool == NULL || note == NULL)
+		return;
+	x.note = note;
+	x.arg = arg;
+	x.upstream = upstream;
+	(void)schema;
+	(void)choose(p, upstream, tool, &strip, &x);
 }
 
 int
@@ -1306,6 +1642,7 @@ policy_lint(struct policy *p, void (*warn)(const char *, void *), void *arg)
 	struct lint l;
 	const struct pentry *e, *old;
 	const char *tool;
+	char keys[128];
 	size_t i, qlen;
 
 	l.warn = warn;
@@ -1329,6 +1666,13 @@ policy_lint(struct policy *p, void (*warn)(const char *, void *), void *arg)
 		if (qlen > 0 &&
 		    (old = ht_get(&p->tab[LAYER_PACK], tool)) != NULL)
 			lint_replace(&l, &e->tp, &old->tp);
+		if (qlen == 0 && p->nsups >= 2 &&
+		    trust_list(&e->tp, keys, sizeof(keys)))
+			lwarn(&l, &e->tp, "grants %s to the tool of this name "
+			    "of every upstream; with %zu upstreams configured "
+			    "those keys apply only while exactly one of them "
+			    "lists '%s': write the qualified form, "
+			    "'UPSTREAM:%s'", keys, p->nsups, tool, tool);
 	}
 	return l.n;
 }

@@ -8,6 +8,11 @@
  * the packs, then heuristics derived from the pinned input schema.  A later
  * file's entry replaces an earlier one of the same name wholesale.  Any
  * malformed file is an error naming file, line and key.
+ *
+ * Scope (bouncer-policy(5), SCOPE): an unqualified user entry's
+ * trust-granting keys apply only where one upstream lists the name.  The
+ * monitor tells the policy its upstreams and their tools (policy_scope_*)
+ * before it asks.
  */
 #ifndef BNC_POLICY_H
 #define BNC_POLICY_H
@@ -76,12 +81,39 @@ int	policy_load_dir(struct policy *, const char *dir, int is_pack,
  * The effective policy for a tool of an upstream (upstream may be NULL
  * for bouncer's own tools): user entry, else pack entry, else heuristics
  * from input_schema (the pinned tool's inputSchema; may be NULL), else an
- * empty policy (source "none").  Never NULL; the pointer stays valid until
- * policy_free.  Heuristic results are cached per (upstream, tool): the
+ * empty policy (source "none").  An unqualified user entry's
+ * trust-granting keys count only while fewer than two upstreams list the
+ * name.  Never NULL; the pointer stays valid until policy_free.
+ * Results are cached per (upstream, tool) until the scope changes: the
  * first schema seen for a tool decides.
  */
 const struct tool_policy *policy_for(struct policy *, const char *upstream,
 	    const char *tool, const struct value *input_schema);
+
+/*
+ * The session's surface, for the scope rules: an upstream of the
+ * configuration and the serverInfo.name its server answered initialize
+ * with (NULL: none, or not yet known); a tool an upstream pinned.  -t
+ * knows the upstreams only.  Any change forgets what policy_for resolved
+ * (its pointers stay valid).  Upstreams past BNC_UPSTREAMS_MAX are
+ * ignored.
+ */
+void	policy_scope_upstream(struct policy *, const char *upstream,
+	    const char *server);
+void	policy_scope_tool(struct policy *, const char *upstream,
+	    const char *tool);
+
+/*
+ * Why the policy of upstream's tool is not simply its entry: calls note
+ * once per entry for an unqualified user entry whose trust-granting keys
+ * are ignored because two or more upstreams list the name
+ * ("trust-ignored").  For the monitor's start-up log and audit; msg is
+ * valid during the call.
+ */
+void	policy_explain(struct policy *, const char *upstream,
+	    const char *tool, const struct value *input_schema,
+	    void (*note)(const char *event, const char *msg, void *arg),
+	    void *arg);
 
 /*
  * Full match of an arg_patterns regex against a subject of len bytes
@@ -117,8 +149,9 @@ int	policy_trusted_match(const char *pattern, const char *value,
 /*
  * bouncer-monitor -t: one call of warn per problem that is legal but
  * probably a mistake (a user entry that drops a pack's exfiltrating or
- * sink parameters, keys without effect, over-broad patterns).  Returns
- * the number of warnings.
+ * sink parameters, keys without effect, over-broad patterns, with two or
+ * more upstreams in scope an unqualified entry that grants trust).
+ * Returns the number of warnings.
  */
 int	policy_lint(struct policy *, void (*warn)(const char *msg, void *),
 	    void *arg);

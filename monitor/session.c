@@ -25,6 +25,7 @@
 #include "log.h"
 #include "monitor.h"
 #include "msg.h"
+#include "policy.h"
 #include "value.h"
 #include "xmalloc.h"
 
@@ -523,7 +524,7 @@ merged_instructions(struct session *s)
 	return out;
 }
 
-/* A withheld name: logged and audited. */
+/* A policy note (policy_explain), or a withheld name: logged, audited. */
 static void
 report_note(const char *event, const char *msg, void *arg)
 {
@@ -534,8 +535,10 @@ report_note(const char *event, const char *msg, void *arg)
 }
 
 /*
- * Said once, when the surface is first built (DESIGN 5, Names): every
- * tool the surface withholds.
+ * Said once, when the surface is first built (DESIGN 5, Names;
+ * bouncer-policy(5), SCOPE): every tool the surface withholds, and every
+ * place the policy of a tool is narrower than its entries read (a pack
+ * entry that does not apply, trust an unqualified entry cannot give).
  */
 static void
 report_surface(struct session *s)
@@ -547,6 +550,10 @@ report_surface(struct session *s)
 		e = &s->tools[i];
 		if (e->withheld != NULL)
 			report_note("name-withheld", e->withheld, s);
+		else if (!e->forbidden && s->policy != NULL)
+			policy_explain(s->policy, e->up->name, e->pin->name,
+			    value_get(e->pin->def, "inputSchema"),
+			    report_note, s);
 	}
 }
 

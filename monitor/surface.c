@@ -379,6 +379,30 @@ withhold_twins(struct slot *v, size_t n)
 	}
 }
 
+/* Tells the policy what its scope rules depend on (policy.h). */
+static void
+scope_policy(struct session *s)
+{
+	const struct value *sv;
+	const char *server;
+	struct upstream *up;
+	size_t i, j;
+
+	if (s->policy == NULL)
+		return;
+	for (i = 0; i < s->nups; i++) {
+		up = &s->ups[i];
+		sv = value_get(up->info, "name");
+		/* a name with a NUL inside is no name a pack could give */
+		server = value_is(sv, V_STRING) &&
+		    strlen(sv->u.s.p) == sv->u.s.len ? sv->u.s.p : NULL;
+		policy_scope_upstream(s->policy, up->name, server);
+		for (j = 0; j < up->npins; j++)
+			policy_scope_tool(s->policy, up->name,
+			    up->pins[j].name);
+	}
+}
+
 void
 surface_build(struct session *s)
 {
@@ -389,6 +413,7 @@ surface_build(struct session *s)
 	int *shared;
 
 	entries_free(s);
+	scope_policy(s);
 	for (i = 0; i < s->nups; i++)
 		n += s->ups[i].npins;
 	s->tools = xcalloc(n + 1, sizeof(*s->tools));

@@ -997,6 +997,175 @@ START_TEST(test_lint_pack_over_pack)
 }
 END_TEST
 
+/* The forbidden set, whatever the case and the separators. */
+START_TEST(test_forbidden_variants)
+{
+	static const char *const same[] = {
+		"SET-OWNER", "set.owner", "Set_Owner", "setOwner", "SETOWNER",
+		"set__owner", "s.e-t_owner", "set owner", "Assign", "ASSIGN",
+		"Delete-Page", "delete.issue", "SetDueDate", "set-status",
+		"Update.Any.Property",
+	};
+	static const char *const other[] = {
+		"set_owners", "reset_owner", "owner_set", "assignee",
+		/* withheld by the surface instead */
+		"set_own\xd0\xb5r",
+	};
+	size_t i;
+
+	ck_assert_int_eq(load("Wipe-All: { forbidden: true }\n", 0), 0);
+	policy_add_forbidden(pol, "API.Patch.Page");
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+		ck_assert_msg(policy_forbidden(pol, "up", same[i]), "%s",
+		    same[i]);
+	for (i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		ck_assert_msg(!policy_forbidden(pol, "up", other[i]), "%s",
+		    other[i]);
+	ck_assert_int_eq(policy_forbidden(pol, "up", "wipe_all"), 1);
+	ck_assert_int_eq(policy_forbidden(pol, "up", "WIPEALL"), 1);
+	ck_assert_int_eq(policy_forbidden(pol, "up", "api-patch-page"), 1);
+}
+END_TEST
+
+/* ---- core: scope -------------------------------------------------- */
+
+static char notes[8192];
+static int nnotes;
+
+static void
+note(const char *event, const char *msg, void *arg)
+{
+	(void)arg;
+	nnotes++;
+	strncat(notes, event, sizeof(notes) - strlen(notes) - 1);
+	strncat(notes, ": ", sizeof(notes) - strlen(notes) - 1);
+	strncat(notes, msg, sizeof(notes) - strlen(notes) - 1);
+	strncat(notes, "\n", sizeof(notes) - strlen(notes) - 1);
+}
+
+static void
+explain(const char *up, const char *tool, struct value *sch)
+{
+	policy_explain(pol, up, tool, sch, note, NULL);
+	value_free(sch);
+}
+
+static void
+expect_note(const char *says)
+{
+	ck_assert_msg(strstr(notes, says) != NULL, "no note \"%s\" in:\n%s",
+	    says, notes);
+}
+
+/*
+ * C: an unqualified entry's trust-granting keys apply only while one
+ * upstream lists the name; its restricting keys stay.
+ */
+START_TEST(test_scope_trust)
+{
+	const struct tool_policy *tp;
+	struct value *sch = schema("name", NULL);
+
+	ck_assert_int_eq(load(
+	    "lookup_contact:\n"
+	    "  taint_source: false\n"
+	    "  extra_args: allow\n"
+	    "  read_only: true\n"
+	    "  exfiltrating: true\n"
+	    "  sink_params: [name]\n"
+	    "  trusted_destinations: [a@corp.example]\n"
+	    "  max_calls: 3\n"
+	    "  confirm: true\n", 0), 0);
+	policy_scope_upstream(pol, "dir", NULL);
+	policy_scope_upstream(pol, "other", NULL);
+	policy_scope_tool(pol, "dir", "lookup_contact");
+	tp = policy_for(pol, "dir", "lookup_contact", sch);
+	ck_assert_int_eq(tp->taint_source, 0);
+	ck_assert_int_eq(tp->extra_args, 1);
+	ck_assert_int_eq(tp->read_only, 1);
+	ck_assert_uint_eq(tp->ntrusted, 1);
+
+	/* a second upstream lists the name: trust for neither */
+	policy_scope_tool(pol, "other", "lookup_contact");
+	for (int i = 0; i < 2; i++) {
+		tp = policy_for(pol, i == 0 ? "dir" : "other",
+		    "lookup_contact", sch);
+		ck_assert_str_eq(tp->source, "user");
+		ck_assert_int_eq(tp->taint_source, 1);
+		ck_assert_int_eq(tp->extra_args, 0);
+		ck_assert_int_eq(tp->read_only, 0);
+		ck_assert_uint_eq(tp->ntrusted, 0);
+		ck_assert_int_eq(tp->exfiltrating, 1);
+		ck_assert_uint_eq(tp->nsink, 1);
+		ck_assert_int_eq(tp->max_calls, 3);
+		ck_assert_int_eq(tp->confirm, 1);
+	}
+	/* the entry itself is untouched */
+	ck_assert_int_eq(policy_entry(pol, 0)->taint_source, 0);
+	ck_assert_uint_eq(policy_entry(pol, 0)->ntrusted, 1);
+	/* registering again changes nothing */
+	policy_scope_tool(pol, "other", "lookup_contact");
+	ck_assert_int_eq(policy_for(pol, "dir", "lookup_contact",
+	    sch)->taint_source, 1);
+
+	/* said once, whichever upstream is explained first */
+	notes[0] = '\0';
+	nnotes = 0;
+	policy_explain(pol, "other", "lookup_contact", sch, note, NULL);
+	policy_explain(pol, "dir", "lookup_contact", sch, note, NULL);
+	ck_assert_int_eq(nnotes, 1);
+	expect_note("trust-ignored: user entry ");
+	expect_note(":1 lookup_contact: its trust-granting keys "
+	    "(taint_source: false, trusted_destinations, extra_args: allow, "
+	    "read_only: true) are ignored, because upstreams dir and other "
+	    "all list 'lookup_contact'; write the qualified form, "
+	    "'UPSTREAM:lookup_contact'");
+
+	/* the qualified form gives it back, to that upstream only */
+	ck_assert_int_eq(load("dir:lookup_contact: { taint_source: false }\n",
+	    0), 0);
+	ck_assert_int_eq(policy_for(pol, "dir", "lookup_contact",
+	    sch)->taint_source, 0);
+	ck_assert_int_eq(policy_for(pol, "other", "lookup_contact",
+	    sch)->taint_source, 1);
+	/* an entry without trust is the same for both */
+	ck_assert_int_eq(load("other_tool: { max_calls: 1 }\n", 0), 0);
+	policy_scope_tool(pol, "dir", "other_tool");
+	policy_scope_tool(pol, "other", "other_tool");
+	ck_assert_int_eq(policy_for(pol, "other", "other_tool",
+	    sch)->max_calls, 1);
+	value_free(sch);
+}
+END_TEST
+
+/* -t: an unqualified entry that grants trust, with two upstreams. */
+START_TEST(test_scope_lint)
+{
+	ck_assert_int_eq(load(
+	    "a: { taint_source: false }\n"
+	    "b: { extra_args: allow }\n"
+	    "c: { read_only: true }\n"
+	    "d: { exfiltrating: true, sink_params: [to], "
+	    "trusted_destinations: [x@corp.example] }\n"
+	    "up1:e: { taint_source: false }\n"
+	    "f: { taint_source: true, extra_args: deny, read_only: false }\n",
+	    0), 0);
+	policy_scope_upstream(pol, "up1", NULL);
+	ck_assert_int_eq(lint(), 0);
+	policy_scope_upstream(pol, "up2", NULL);
+	ck_assert_int_eq(lint(), 4);
+	expect_warning(":1: a: grants taint_source: false to the tool of this "
+	    "name of every upstream; with 2 upstreams configured those keys "
+	    "apply only while exactly one of them lists 'a': write the "
+	    "qualified form, 'UPSTREAM:a'");
+	expect_warning(":2: b: grants extra_args: allow");
+	expect_warning(":3: c: grants read_only: true");
+	expect_warning(":4: d: grants trusted_destinations");
+	ck_assert_ptr_null(strstr(warnings, ":5:"));
+	ck_assert_ptr_null(strstr(warnings, ":6:"));
+}
+END_TEST
+
 /* ---- errors: file, line and key ---------------------------------- */
 
 START_TEST(test_err_top_level)
@@ -1341,6 +1510,9 @@ policy_suite(void)
 	tcase_add_test(tc, test_trusted_exact);
 	tcase_add_test(tc, test_trusted_glob);
 	tcase_add_test(tc, test_forbidden);
+	tcase_add_test(tc, test_forbidden_variants);
+	tcase_add_test(tc, test_scope_trust);
+	tcase_add_test(tc, test_scope_lint);
 	tcase_add_test(tc, test_lint_clean);
 	tcase_add_test(tc, test_lint_drops);
 	tcase_add_test(tc, test_lint_misc);
