@@ -30,6 +30,7 @@
 #include "bounds.h"
 #include "err.h"
 #include "policy.h"
+#include "schema.h"
 #include "utf8.h"
 #include "value.h"
 #include "xmalloc.h"
@@ -41,11 +42,19 @@ enum layer {
 	LAYER_HEUR = 2
 };
 
+/* A pack file, and the servers (serverInfo.name) its (server) names. */
+struct pack {
+	char	 *file;
+	char	**servers;
+	size_t	  nservers;
+};
+
 struct pentry {
 	struct tool_policy	 tp;
 	char			*key;		/* hash key */
 	enum layer		 layer;
 	struct pentry		*shadows;	/* same name, layer; earlier */
+	const struct pack	*pack;		/* LAYER_PACK: its file */
 	int			 noted;		/* policy_explain said why */
 	/*
 	 * A resolved lookup (the cache): either use points to the entry
@@ -89,6 +98,8 @@ struct policy {
 	struct htab	  tab[3];	/* by layer; LAYER_HEUR: resolved */
 	struct fname	 *forb;
 	size_t		  nforb;
+	struct pack	**packs;	/* pack files, with their (server) */
+	size_t		  npacks;
 	struct scope_up	 *sups;
 	size_t		  nsups;
 	struct scope_tool **stab;	/* by tool name, open addressing */
@@ -246,6 +257,16 @@ pentry_free(struct pentry *e)
 	free(e);
 }
 
+static void
+pack_free(struct pack *pk)
+{
+	if (pk == NULL)
+		return;
+	free(pk->file);
+	free_vec(pk->servers, pk->nservers);
+	free(pk);
+}
+
 struct policy *
 policy_new(void)
 {
@@ -282,6 +303,9 @@ policy_free(struct policy *p)
 		free(p->forb[i].norm);
 	}
 	free(p->forb);
+	for (i = 0; i < p->npacks; i++)
+		pack_free(p->packs[i]);
+	free(p->packs);
 	for (i = 0; i < p->nsups; i++) {
 		free(p->sups[i].name);
 		free(p->sups[i].server);
@@ -479,7 +503,8 @@ get_string(struct pctx *x, const struct ynode *v, const char *key,
 enum list_kind {
 	LIST_PARAM,		/* argument names */
 	LIST_DEST,		/* trusted destinations */
-	LIST_PREFIX		/* allowed path prefixes */
+	LIST_PREFIX,		/* allowed path prefixes */
+	LIST_SERVER		/* a pack's (server): serverInfo names */
 };
 
 static int
@@ -898,6 +923,32 @@ add_entry(struct policy *p, struct pentry *e)
 	}
 }
 
+/*
+ * A pack's reserved top-level key: the MCP servers it describes, by the
+ * serverInfo.name they answer initialize with.  No tool can have this
+ * name (the spec's tool-name characters have no parentheses).
+ */
+#define PACK_SERVER_KEY	"(server)"
+
+static int
+parse_servers(struct pctx *x, const struct ynode *k, const struct ynode *v,
+    int is_pack, struct pack *pk)
+{
+	int r;
+
+	if (!is_pack)
+		return pfail(x, k, PACK_SERVER_KEY, "only a pack names the "
+		    "servers it describes; in a user policy, qualify an entry "
+		    "with its upstream (\"upstream:tool\") instead");
+	if ((r = get_list(x, v, PACK_SERVER_KEY, LIST_SERVER, &pk->servers,
+	    &pk->nservers)) != 0)
+		return r;
+	if (pk->nservers == 0)
+		return pfail(x, v, PACK_SERVER_KEY, "names no server; leave "
+		    "the key out instead");
+	return 0;
+}
+
 int
 policy_load_file(struct policy *p, const char *path, int is_pack,
     char *errbuf, size_t errlen)
@@ -905,6 +956,8 @@ policy_load_file(struct policy *p, const char *path, int is_pack,
 	struct pctx x;
 	struct ynode *root = NULL;
 	struct pentry **new = NULL;
+	struct pack *pk = NULL;
+	const struct ynode *k;
 	char d[96];
 	size_t i, n = 0;
 	int r;
@@ -928,20 +981,38 @@ policy_load_file(struct policy *p, const char *path, int is_pack,
 		goto out;
 	}
 	new = xcalloc(root->n / 2 + 1, sizeof(*new));
+	pk = xcalloc(1, sizeof(*pk));
+	pk->file = xstrdup(path);
 	for (i = 0; i < root->n; i += 2) {
-		if ((r = parse_entry(&x, root->items[i], root->items[i + 1],
+		k = root->items[i];
+		if (k->type == YNODE_SCALAR &&
+		    strcmp(k->scalar, PACK_SERVER_KEY) == 0) {
+			if ((r = parse_servers(&x, k, root->items[i + 1],
+			    is_pack, pk)) != 0)
+				goto out;
+			continue;
+		}
+		if ((r = parse_entry(&x, k, root->items[i + 1],
 		    is_pack ? LAYER_PACK : LAYER_USER, &new[n])) != 0)
 			goto out;
+		new[n]->pack = is_pack ? pk : NULL;
 		n++;
 	}
 	for (i = 0; i < n; i++)
 		add_entry(p, new[i]);
 	n = 0;
 	cache_forget(p);
+	if (is_pack) {
+		p->packs = xreallocarray(p->packs, p->npacks + 1,
+		    sizeof(*p->packs));
+		p->packs[p->npacks++] = pk;
+		pk = NULL;
+	}
  out:
 	for (i = 0; i < n; i++)
 		pentry_free(new[i]);
 	free(new);
+	pack_free(pk);
 	ynode_free(root);
 	return r;
 }
@@ -1108,7 +1179,19 @@ policy_scope_tool(struct policy *p, const char *upstream, const char *tool)
 	cache_forget(p);
 }
 
-/* ---- scope: what an entry grants ----------------------------------- */
+/* The serverInfo.name of upstream's server, or NULL. */
+static const char *
+scope_server(const struct policy *p, const char *upstream)
+{
+	size_t i;
+
+	for (i = 0; upstream != NULL && i < p->nsups; i++)
+		if (strcmp(p->sups[i].name, upstream) == 0)
+			return p->sups[i].server;
+	return NULL;
+}
+
+/* ---- scope: what an entry grants, and where it applies ------------- */
 
 static int
 tk_taint(const struct tool_policy *tp)
@@ -1195,6 +1278,109 @@ trust_list(const struct tool_policy *tp, char *buf, size_t len)
 	return n;
 }
 
+/* Does the entry name a parameter (sink, write or pattern)? */
+static int
+names_params(const struct tool_policy *tp)
+{
+	return tp->nsink > 0 || tp->nwrite > 0 || tp->npatterns > 0;
+}
+
+/* The first parameter tp names that props does not declare, or NULL. */
+static const char *
+undeclared_param(const struct tool_policy *tp,
+    const struct schema_props *props)
+{
+	size_t i;
+
+	for (i = 0; i < tp->nsink; i++)
+		if (!schema_props_has(props, tp->sink_params[i]))
+			return tp->sink_params[i];
+	for (i = 0; i < tp->nwrite; i++)
+		if (!schema_props_has(props, tp->write_params[i]))
+			return tp->write_params[i];
+	for (i = 0; i < tp->npatterns; i++)
+		if (!schema_props_has(props, tp->patterns[i].param))
+			return tp->patterns[i].param;
+	return NULL;
+}
+
+static int
+pack_names_server(const struct pack *pk, const char *server)
+{
+	size_t i;
+
+	for (i = 0; pk != NULL && server != NULL && i < pk->nservers; i++)
+		if (strcmp(pk->servers[i], server) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Does pack entry e describe upstream's tool (bouncer-policy(5),
+ * SCOPE)?  A pack is written for the servers its (server) names; for
+ * any other server's tool of that name its entry must fit the tool's
+ * pinned schema, must not grant trust on the name alone, and must not be
+ * weaker than the heuristics would be for that schema.  If not, why
+ * says why.  A forbidden mark restricts, and applies everywhere.
+ */
+static int
+pack_applies(const struct policy *p, const struct pentry *e,
+    const char *upstream, const char *tool, const struct value *schema,
+    char *why, size_t whylen)
+{
+	const struct tool_policy *tp = &e->tp;
+	struct schema_props props;
+	struct tool_policy h;
+	const char *server, *miss;
+	char keys[128], shown[96];
+	int r = 0;
+
+	if (tp->forbidden)
+		return 1;
+	server = scope_server(p, upstream);
+	if (pack_names_server(e->pack, server))
+		return 1;
+	memset(&h, 0, sizeof(h));
+	h.max_calls = -1;
+	h.taint_source = 1;
+	schema_props_get(schema, &props);
+	if ((miss = undeclared_param(tp, &props)) != NULL)
+		snprintf(why, whylen, "its schema has no parameter '%.128s'",
+		    miss);
+	else if (!names_params(tp) && trust_list(tp, keys, sizeof(keys))) {
+		if (e->pack == NULL || e->pack->nservers == 0)
+			snprintf(why, whylen, "it grants %s without naming a "
+			    "parameter, and its pack names no server", keys);
+		else if (server == NULL)
+			snprintf(why, whylen, "it grants %s without naming a "
+			    "parameter, and the server gave no serverInfo.name "
+			    "the pack could name", keys);
+		else {
+			utf8_escape(shown, sizeof(shown), server,
+			    strlen(server));
+			snprintf(why, whylen, "it grants %s without naming a "
+			    "parameter, and the pack does not name server "
+			    "\"%s\"", keys, shown);
+		}
+	} else {
+		heuristics_derive(&h, tool, schema);
+		if (h.exfiltrating && !tp->exfiltrating)
+			snprintf(why, whylen, "it leaves the sink gate off, "
+			    "but the tool's schema has the destination "
+			    "parameter '%.128s'", h.sink_params[0]);
+		else if (h.max_calls >= 0 && !tp->confirm &&
+		    (tp->max_calls < 0 || tp->max_calls > h.max_calls))
+			snprintf(why, whylen, "it allows more calls than the "
+			    "heuristics' budget for the name (max_calls %lld)",
+			    h.max_calls);
+		else
+			r = 1;
+	}
+	tool_policy_clear(&h);
+	schema_props_free(&props);
+	return r;
+}
+
 /* Start-up notes (policy_explain); NULL for a plain lookup. */
 struct explain {
 	void		(*note)(const char *event, const char *msg, void *);
@@ -1250,30 +1436,50 @@ trust_shared(const struct policy *p, struct pentry *e, const char *tool,
 
 /*
  * The entry that decides for upstream's tool: the user's (qualified
- * first), else the pack's; NULL for the heuristics.  *strip: the user
- * entry's trust-granting keys do not apply.
+ * first), else the first pack entry, latest file first, that applies to
+ * the tool; NULL for the heuristics.  *strip: the user entry's
+ * trust-granting keys do not apply.  With x, every pack entry of the
+ * name that does not decide is noted, with the reason.
  */
 static struct pentry *
 choose(struct policy *p, const char *upstream, const char *tool,
-    int *strip, struct explain *x)
+    const struct value *schema, int *strip, struct explain *x)
 {
-	static const enum layer layers[] = { LAYER_USER, LAYER_PACK };
-	struct pentry *win = NULL;
-	char *q = NULL;
-	size_t i;
+	struct pentry *win = NULL, *e;
+	const char *keys[2];
+	char *q = NULL, why[BNC_REASON_MAX / 2];
+	size_t i, nk = 0;
 
 	*strip = 0;
-	if (upstream != NULL)
+	if (upstream != NULL) {
 		xasprintf(&q, "%s:%s", upstream, tool);
-	for (i = 0; i < NELEM(layers) && win == NULL; i++) {
-		if (q != NULL)
-			win = ht_get(&p->tab[layers[i]], q);
-		if (win == NULL)
-			win = ht_get(&p->tab[layers[i]], tool);
+		keys[nk++] = q;
 	}
-	if (win != NULL && win->layer == LAYER_USER &&
-	    strcmp(win->key, tool) == 0)
+	keys[nk++] = tool;
+	for (i = 0; i < nk && win == NULL; i++)
+		win = ht_get(&p->tab[LAYER_USER], keys[i]);
+	if (win != NULL && strcmp(win->key, tool) == 0)
 		*strip = trust_shared(p, win, tool, x);
+	for (i = 0; i < nk && (win == NULL || x != NULL); i++) {
+		for (e = ht_get(&p->tab[LAYER_PACK], keys[i]); e != NULL &&
+		    (win == NULL || x != NULL); e = e->shadows) {
+			if (!pack_applies(p, e, upstream, tool, schema, why,
+			    sizeof(why))) {
+				if (x != NULL)
+					xnote(x, "pack-not-applied", "pack "
+					    "%s:%lu %s not applied to upstream "
+					    "%s: %s", e->tp.file, e->tp.line,
+					    e->tp.name, upstream, why);
+			} else if (win == NULL)
+				win = e;
+			else
+				xnote(x, "pack-not-applied", "pack %s:%lu %s "
+				    "not applied to upstream %s: the %s entry "
+				    "at %s:%lu replaces it", e->tp.file,
+				    e->tp.line, e->tp.name, upstream,
+				    win->tp.source, win->tp.file, win->tp.line);
+		}
+	}
 	free(q);
 	return win;
 }
@@ -1299,7 +1505,7 @@ policy_for(struct policy *p, const char *upstream, const char *tool,
 		free(key);
 		return &p->fallback;
 	}
-	win = choose(p, upstream, tool, &strip, NULL);
+	win = choose(p, upstream, tool, schema, &strip, NULL);
 	c = pentry_new(LAYER_HEUR);
 	c->key = key;
 	if (win != NULL && !strip)
@@ -1333,8 +1539,7 @@ policy_explain(struct policy *p, const char *upstream, const char *tool,
 	x.note = note;
 	x.arg = arg;
 	x.upstream = upstream;
-	(void)schema;
-	(void)choose(p, upstream, tool, &strip, &x);
+	(void)choose(p, upstream, tool, schema, &strip, &x);
 }
 
 int
@@ -1660,11 +1865,16 @@ policy_lint(struct policy *p, void (*warn)(const char *, void *), void *arg)
 			lint_replace(&l, &e->tp, &e->shadows->tp);
 		if (e->layer != LAYER_USER)
 			continue;
-		/* The pack entries this user entry hides. */
-		if ((old = ht_get(&p->tab[LAYER_PACK], e->tp.name)) != NULL)
+		/*
+		 * The pack entries this user entry hides.  Whether one
+		 * applies depends on the pinned schema and the server's
+		 * name, which -t does not see: each could.
+		 */
+		for (old = ht_get(&p->tab[LAYER_PACK], e->tp.name);
+		    old != NULL; old = old->shadows)
 			lint_replace(&l, &e->tp, &old->tp);
-		if (qlen > 0 &&
-		    (old = ht_get(&p->tab[LAYER_PACK], tool)) != NULL)
+		for (old = qlen > 0 ? ht_get(&p->tab[LAYER_PACK], tool) :
+		    NULL; old != NULL; old = old->shadows)
 			lint_replace(&l, &e->tp, &old->tp);
 		if (qlen == 0 && p->nsups >= 2 &&
 		    trust_list(&e->tp, keys, sizeof(keys)))

@@ -9,10 +9,11 @@
  * file's entry replaces an earlier one of the same name wholesale.  Any
  * malformed file is an error naming file, line and key.
  *
- * Scope (bouncer-policy(5), SCOPE): an unqualified user entry's
- * trust-granting keys apply only where one upstream lists the name.  The
- * monitor tells the policy its upstreams and their tools (policy_scope_*)
- * before it asks.
+ * Scope (bouncer-policy(5), SCOPE): a pack entry applies to a tool only
+ * where it describes that tool (its pack names the server, or the entry
+ * fits the tool's schema), and an unqualified user entry's trust-granting
+ * keys only where one upstream lists the name.  The monitor tells the
+ * policy its upstreams and their tools (policy_scope_*) before it asks.
  */
 #ifndef BNC_POLICY_H
 #define BNC_POLICY_H
@@ -81,9 +82,10 @@ int	policy_load_dir(struct policy *, const char *dir, int is_pack,
  * The effective policy for a tool of an upstream (upstream may be NULL
  * for bouncer's own tools): user entry, else pack entry, else heuristics
  * from input_schema (the pinned tool's inputSchema; may be NULL), else an
- * empty policy (source "none").  An unqualified user entry's
- * trust-granting keys count only while fewer than two upstreams list the
- * name.  Never NULL; the pointer stays valid until policy_free.
+ * empty policy (source "none").  A pack entry counts only where it
+ * applies to the tool (pack_applies in policy.c); an unqualified user
+ * entry's trust-granting keys only while fewer than two upstreams list
+ * the name.  Never NULL; the pointer stays valid until policy_free.
  * Results are cached per (upstream, tool) until the scope changes: the
  * first schema seen for a tool decides.
  */
@@ -105,10 +107,11 @@ void	policy_scope_tool(struct policy *, const char *upstream,
 
 /*
  * Why the policy of upstream's tool is not simply its entry: calls note
- * once per entry for an unqualified user entry whose trust-granting keys
- * are ignored because two or more upstreams list the name
- * ("trust-ignored").  For the monitor's start-up log and audit; msg is
- * valid during the call.
+ * once for each pack entry of the tool's name that does not apply to it
+ * ("pack-not-applied", with the reason), and once per entry for an
+ * unqualified user entry whose trust-granting keys are ignored because
+ * two or more upstreams list the name ("trust-ignored").  For the
+ * monitor's start-up log and audit; msg is valid during the call.
  */
 void	policy_explain(struct policy *, const char *upstream,
 	    const char *tool, const struct value *input_schema,

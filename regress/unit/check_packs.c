@@ -23,18 +23,31 @@
 #include "testjson.h"
 #include "value.h"
 
-/* Every shipped pack, the tool list it is checked against, its size. */
+/*
+ * Every shipped pack, the tool list it is checked against, its size, and
+ * the serverInfo.name that server answers initialize with (its pack's
+ * (server)): filesystem, github and notion as captured on the wire
+ * (../shared/fixtures/transcripts), the others from the servers' sources
+ * at the versions checked.
+ */
 static const struct pack {
 	const char	*name;
 	const char	*tools;
 	int		 ntools;
+	const char	*server;
 } packs[] = {
-	{ "filesystem", "filesystem.json", 14 },  /* 2026.8.31 */
-	{ "github", "github.json", 26 },	  /* server-github 2025.4.8 */
-	{ "gmail", "gmail.json", 19 },		  /* gongrzhe 1.1.11 */
-	{ "slack", "slack.json", 8 },		  /* server-slack 2025.4.25 */
-	{ "gdrive", "gdrive.json", 1 },		  /* server-gdrive 2025.1.14 */
-	{ "notion", "notion.json", 24 },	  /* notion-mcp-server 2.5.2 */
+	/* server-filesystem 2026.8.31 */
+	{ "filesystem", "filesystem.json", 14, "secure-filesystem-server" },
+	/* server-github 2025.4.8 */
+	{ "github", "github.json", 26, "github-mcp-server" },
+	/* gongrzhe server-gmail-autoauth-mcp 1.1.11 */
+	{ "gmail", "gmail.json", 19, "gmail" },
+	/* server-slack 2025.4.25 */
+	{ "slack", "slack.json", 8, "Slack MCP Server" },
+	/* server-gdrive 2025.1.14 */
+	{ "gdrive", "gdrive.json", 1, "example-servers/gdrive" },
+	/* notion-mcp-server 2.5.2 */
+	{ "notion", "notion.json", 24, "Notion API" },
 };
 
 #define NPACKS	(sizeof(packs) / sizeof(packs[0]))
@@ -196,6 +209,8 @@ START_TEST(test_complete)
 	size_t j;
 
 	p = pack_load(pk);
+	/* the server the pack names: every entry applies */
+	policy_scope_upstream(p, "srv", pk->server);
 	bare = policy_new();
 	server_load(&sv, pk);
 	cJSON_ArrayForEach(tool, sv.tools) {
@@ -240,6 +255,66 @@ START_TEST(test_complete)
 }
 END_TEST
 
+/*
+ * Another server's tool of a pack's name (bouncer-policy(5), SCOPE): an
+ * entry applies only where it fits the tool's schema, never grants trust
+ * on the name alone, and is never weaker than the heuristics there.  The
+ * real schemas fit their own entries, so an entry that names parameters
+ * still applies to a server that calls itself something else.
+ */
+START_TEST(test_foreign_server)
+{
+	const struct pack *pk = &packs[_i];
+	const struct tool_policy *tp, *own, *h;
+	const cJSON *tool, *name;
+	struct policy *p, *named, *bare;
+	struct server sv;
+	struct value *schema;
+	size_t applied = 0;
+
+	p = pack_load(pk);
+	policy_scope_upstream(p, "other", "not-the-server");
+	named = pack_load(pk);
+	policy_scope_upstream(named, "srv", pk->server);
+	bare = policy_new();
+	server_load(&sv, pk);
+	cJSON_ArrayForEach(tool, sv.tools) {
+		name = cJSON_GetObjectItemCaseSensitive(tool, "name");
+		schema = testjson_value(cJSON_GetObjectItemCaseSensitive(tool,
+		    "inputSchema"));
+		own = policy_for(named, "srv", name->valuestring, NULL);
+		tp = policy_for(p, "other", name->valuestring, schema);
+		h = policy_for(bare, "other", name->valuestring, schema);
+		value_free(schema);
+		if (own->forbidden) {
+			ck_assert_int_eq(tp->forbidden, 1);
+			continue;
+		}
+		if (own->read_only && own->nsink + own->nwrite +
+		    own->npatterns == 0)
+			ck_assert_msg(strcmp(tp->source, "pack") != 0 &&
+			    !tp->read_only, "%s: %s: read_only applied to "
+			    "another server", pk->name, own->name);
+		if (strcmp(tp->source, "pack") != 0)
+			continue;
+		applied++;
+		ck_assert_str_eq(tp->name, own->name);
+		ck_assert_uint_eq(tp->line, own->line);
+		ck_assert_msg(!h->exfiltrating || tp->exfiltrating, "%s: %s: "
+		    "applied, weaker than the heuristics", pk->name, tp->name);
+		ck_assert_msg(own->nsink + own->nwrite + own->npatterns > 0 ||
+		    !own->read_only, "%s", own->name);
+	}
+	/* the entries that name parameters, at least, still apply */
+	if (strcmp(pk->name, "gdrive") != 0)
+		ck_assert_uint_gt(applied, 0);
+	cJSON_Delete(sv.root);
+	policy_free(bare);
+	policy_free(named);
+	policy_free(p);
+}
+END_TEST
+
 /* Every *.yaml in packs/ is one of the packs checked here. */
 START_TEST(test_no_unchecked_pack)
 {
@@ -280,12 +355,27 @@ lint_print(const char *msg, void *arg)
 static struct policy *
 all_packs(void)
 {
+	/* the upstream names test_pack_contents uses, each its server */
+	static const struct {
+		const char	*upstream;
+		const char	*server;
+	} ups[] = {
+		{ "fs", "secure-filesystem-server" },
+		{ "gh", "github-mcp-server" },
+		{ "mail", "gmail" },
+		{ "slack", "Slack MCP Server" },
+		{ "gd", "example-servers/gdrive" },
+		{ "notion", "Notion API" },
+	};
 	struct policy *p = policy_new();
 	char path[512];
+	size_t i;
 
 	snprintf(path, sizeof(path), "%s/packs", srcdir());
 	ck_assert_msg(policy_load_dir(p, path, 1, err, sizeof(err)) == 0,
 	    "%s", err);
+	for (i = 0; i < sizeof(ups) / sizeof(ups[0]); i++)
+		policy_scope_upstream(p, ups[i].upstream, ups[i].server);
 	return p;
 }
 
@@ -431,6 +521,39 @@ START_TEST(test_pack_contents)
 }
 END_TEST
 
+/* The gmail pack, for gmail and for a send_email of another shape. */
+START_TEST(test_gmail_scope)
+{
+	struct policy *p = all_packs();
+	const struct tool_policy *tp;
+	struct value *s;
+
+	/* gongrzhe's send_email, served under another name: still gated */
+	policy_scope_upstream(p, "m2", "gmail-server-v2");
+	s = tj("{\"type\":\"object\",\"properties\":{\"to\":{},"
+	    "\"subject\":{},\"body\":{},\"cc\":{},\"bcc\":{}}}");
+	tp = policy_for(p, "m2", "send_email", s);
+	ck_assert_str_eq(tp->source, "pack");
+	ck_assert_uint_eq(tp->nsink, 3);
+	value_free(s);
+	/* a send_email without to, cc and bcc: the heuristics */
+	policy_scope_upstream(p, "m3", "mailer");
+	s = tj("{\"type\":\"object\",\"properties\":{\"recipient\":{},"
+	    "\"message\":{}}}");
+	tp = policy_for(p, "m3", "send_email", s);
+	ck_assert_str_eq(tp->source, "heuristics");
+	ck_assert_int_eq(tp->exfiltrating, 1);
+	ck_assert_str_eq(tp->sink_params[0], "recipient");
+	value_free(s);
+	/* read_only is for gmail itself */
+	ck_assert_int_eq(policy_for(p, "mail", "read_email",
+	    NULL)->read_only, 1);
+	ck_assert_int_eq(policy_for(p, "m2", "read_email", NULL)->read_only,
+	    0);
+	policy_free(p);
+}
+END_TEST
+
 static Suite *
 packs_suite(void)
 {
@@ -440,6 +563,8 @@ packs_suite(void)
 	tc = tcase_create("core");
 	tcase_add_loop_test(tc, test_entries_exist, 0, NPACKS);
 	tcase_add_loop_test(tc, test_complete, 0, NPACKS);
+	tcase_add_loop_test(tc, test_foreign_server, 0, NPACKS);
+	tcase_add_test(tc, test_gmail_scope);
 	tcase_add_test(tc, test_no_unchecked_pack);
 	tcase_add_test(tc, test_all_packs);
 	tcase_add_test(tc, test_forbidden_writes);

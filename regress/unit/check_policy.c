@@ -21,6 +21,7 @@
 #include "bounds.h"
 #include "err.h"
 #include "policy.h"
+#include "testjson.h"
 #include "value.h"
 
 static char dir[64];
@@ -262,8 +263,13 @@ START_TEST(test_pack_beats_heuristics)
 	const struct tool_policy *tp;
 	struct value *s = schema("to", "body", NULL);
 
-	ck_assert_int_eq(load("send_email: { confirm: true }\n", 1), 0);
-	/* an explicit pack entry, even one without sinks, is not guessed */
+	ck_assert_int_eq(load("(server): [mailer]\n"
+	    "send_email: { confirm: true }\n", 1), 0);
+	/*
+	 * For the server its pack names, an explicit pack entry, even one
+	 * without sinks, is not guessed.
+	 */
+	policy_scope_upstream(pol, "m", "mailer");
 	tp = policy_for(pol, "m", "send_email", s);
 	ck_assert_str_eq(tp->source, "pack");
 	ck_assert_int_eq(tp->exfiltrating, 0);
@@ -1166,6 +1172,142 @@ START_TEST(test_scope_lint)
 }
 END_TEST
 
+/* D: a pack entry applies where it describes the tool. */
+START_TEST(test_scope_pack)
+{
+	const struct tool_policy *tp;
+
+	ck_assert_int_eq(load(
+	    "(server): [gmail, gmail-fork]\n"
+	    "send_email: { exfiltrating: true, sink_params: [to, cc, bcc] }\n"
+	    "read_email: { read_only: true }\n"
+	    "modify_email: {}\n"
+	    "delete_label: {}\n"
+	    "download_attachment:\n"
+	    "  write_params: [savePath]\n"
+	    "  arg_patterns: { filename: '[^/]+' }\n"
+	    "update_issue: { forbidden: true }\n", 1), 0);
+	policy_scope_upstream(pol, "g", "gmail");
+	policy_scope_upstream(pol, "f", "gmail-fork");
+
+	/* a server the pack names: every entry, whatever the schema */
+	ck_assert_str_eq(policy_for(pol, "g", "send_email",
+	    schema("recipient", NULL))->source, "pack");
+	ck_assert_int_eq(policy_for(pol, "f", "read_email", NULL)->read_only,
+	    1);
+	ck_assert_str_eq(policy_for(pol, "g", "modify_email",
+	    schema("forward_to", NULL))->source, "pack");
+	ck_assert_int_eq(policy_for(pol, "g", "delete_label",
+	    NULL)->max_calls, -1);
+
+	/* another server: only where the entry fits the tool */
+	policy_scope_upstream(pol, "o", "other-mail");
+	notes[0] = '\0';
+	nnotes = 0;
+
+	tp = policy_for(pol, "o", "send_email", schema("recipient", "body",
+	    NULL));
+	ck_assert_str_eq(tp->source, "heuristics");
+	ck_assert_uint_eq(tp->nsink, 1);
+	ck_assert_str_eq(tp->sink_params[0], "recipient");
+	explain("o", "send_email", schema("recipient", "body", NULL));
+	expect_note("pack-not-applied: pack ");
+	expect_note(":2 send_email not applied to upstream o: its schema "
+	    "has no parameter 'to'");
+	tp = policy_for(pol, "o2", "send_email", schema("to", "cc", "bcc",
+	    "subject", NULL));
+	ck_assert_str_eq(tp->source, "pack");
+
+	ck_assert_str_ne(policy_for(pol, "o", "read_email",
+	    schema("id", NULL))->source, "pack");
+	ck_assert_int_eq(policy_for(pol, "o", "read_email", NULL)->read_only,
+	    0);
+	explain("o", "read_email", schema("id", NULL));
+	expect_note(":3 read_email not applied to upstream o: it grants "
+	    "read_only: true without naming a parameter, and the pack does "
+	    "not name server \"other-mail\"");
+	explain("nameless", "read_email", NULL);
+	expect_note("upstream nameless: it grants read_only: true without "
+	    "naming a parameter, and the server gave no serverInfo.name");
+
+	/* weaker than the heuristics for this schema: not applied */
+	tp = policy_for(pol, "o", "modify_email", schema("id", "forward_to",
+	    NULL));
+	ck_assert_str_eq(tp->source, "heuristics");
+	ck_assert_int_eq(tp->exfiltrating, 1);
+	explain("o", "modify_email", schema("id", "forward_to", NULL));
+	expect_note(":4 modify_email not applied to upstream o: it leaves "
+	    "the sink gate off, but the tool's schema has the destination "
+	    "parameter 'forward_to'");
+	ck_assert_str_eq(policy_for(pol, "o3", "modify_email",
+	    schema("id", "labels", NULL))->source, "pack");
+	tp = policy_for(pol, "o", "delete_label", NULL);
+	ck_assert_str_eq(tp->source, "heuristics");
+	ck_assert_int_eq(tp->max_calls, 2);
+
+	/* parameters through the schema reader; patterns count */
+	ck_assert_str_eq(policy_for(pol, "o", "download_attachment",
+	    tj("{\"type\":\"object\",\"allOf\":[{\"$ref\":\"#/$defs/a\"}],"
+	    "\"$defs\":{\"a\":{\"properties\":{\"savePath\":{},"
+	    "\"filename\":{}}}}}"))->source, "pack");
+	ck_assert_str_ne(policy_for(pol, "o4", "download_attachment",
+	    schema("savePath", NULL))->source, "pack");
+
+	/* a forbidden mark restricts: it applies everywhere */
+	ck_assert_int_eq(policy_for(pol, "o", "update_issue",
+	    NULL)->forbidden, 1);
+	ck_assert_int_eq(policy_forbidden(pol, "o", "update_issue"), 1);
+}
+END_TEST
+
+/* A pack without (server): trust without parameters applies nowhere. */
+START_TEST(test_scope_pack_unnamed)
+{
+	ck_assert_int_eq(load("read_email: { read_only: true }\n"
+	    "send: { exfiltrating: true, sink_params: [to] }\n", 1), 0);
+	policy_scope_upstream(pol, "o", "gmail");
+	ck_assert_int_eq(policy_for(pol, "o", "read_email", NULL)->read_only,
+	    0);
+	ck_assert_str_eq(policy_for(pol, "o", "send",
+	    schema("to", NULL))->source, "pack");
+	notes[0] = '\0';
+	explain("o", "read_email", NULL);
+	expect_note("without naming a parameter, and its pack names no "
+	    "server");
+}
+END_TEST
+
+/* Two packs with one name: the first, latest file first, that applies. */
+START_TEST(test_scope_pack_chain)
+{
+	ck_assert_int_eq(load("(server): [gmail]\n"
+	    "send_email: { exfiltrating: true, sink_params: [to] }\n", 1), 0);
+	ck_assert_int_eq(load("(server): [outlook]\n"
+	    "send_email: { exfiltrating: true, sink_params: [recipients] }\n",
+	    1), 0);
+	policy_scope_upstream(pol, "g", "gmail");
+	policy_scope_upstream(pol, "m", "outlook");
+	ck_assert_str_eq(policy_for(pol, "g", "send_email",
+	    schema("to", NULL))->sink_params[0], "to");
+	ck_assert_str_eq(policy_for(pol, "m", "send_email",
+	    schema("to", NULL))->sink_params[0], "recipients");
+	notes[0] = '\0';
+	explain("g", "send_email", schema("to", NULL));
+	expect_note(":2 send_email not applied to upstream g: its schema has "
+	    "no parameter 'recipients'");
+	notes[0] = '\0';
+	explain("m", "send_email", schema("to", "recipients", NULL));
+	expect_note("p0.yaml:2 send_email not applied to upstream m: the "
+	    "pack entry at ");
+	/* a user entry replaces the pack entry that would apply */
+	ck_assert_int_eq(load("send_email: { max_calls: 1 }\n", 0), 0);
+	notes[0] = '\0';
+	explain("g", "send_email", schema("to", NULL));
+	expect_note("p0.yaml:2 send_email not applied to upstream g: the "
+	    "user entry at ");
+}
+END_TEST
+
 /* ---- errors: file, line and key ---------------------------------- */
 
 START_TEST(test_err_top_level)
@@ -1176,6 +1318,33 @@ START_TEST(test_err_top_level)
 	expect_error_says("just a string\n", 1, "(top level)", "not");
 	expect_error_says("# comment\n\n42\n", 3, "(top level)", "\"42\"");
 	expect_error_says("~\n", 1, "(top level)", "must be a mapping");
+}
+END_TEST
+
+/* (server) is a pack's, and a list of server names. */
+START_TEST(test_err_server)
+{
+	expect_error_says("send: {}\n(server): [gmail]\n", 2, "(server)",
+	    "only a pack names the servers it describes");
+	ck_assert_int_eq(load("(server): []\n", 1), -BNC_ERR_CONFIG);
+	ck_assert_msg(strstr(err, ":1: (server): names no server") != NULL,
+	    "%s", err);
+	ck_assert_int_eq(load("(server): gmail\n", 1), -BNC_ERR_CONFIG);
+	ck_assert_msg(strstr(err, ":1: (server): must be a list") != NULL,
+	    "%s", err);
+	ck_assert_int_eq(load("(server): [gmail, \"\"]\n", 1),
+	    -BNC_ERR_CONFIG);
+	ck_assert_int_eq(load("(server): [gmail, gmail]\n", 1),
+	    -BNC_ERR_CONFIG);
+	ck_assert_int_eq(load("(server): [gmail]\n(server): [x]\n", 1),
+	    -BNC_ERR_CONFIG);
+	ck_assert_msg(strstr(err, "duplicate key") != NULL, "%s", err);
+	/* not an entry: nothing named "(server)" is looked up */
+	ck_assert_int_eq(load("(server): [\"Slack MCP Server\"]\n"
+	    "t: {}\n", 1), 0);
+	ck_assert_uint_eq(policy_nentries(pol), 1);
+	ck_assert_str_ne(policy_for(pol, "up", "(server)", NULL)->source,
+	    "pack");
 }
 END_TEST
 
@@ -1513,6 +1682,9 @@ policy_suite(void)
 	tcase_add_test(tc, test_forbidden_variants);
 	tcase_add_test(tc, test_scope_trust);
 	tcase_add_test(tc, test_scope_lint);
+	tcase_add_test(tc, test_scope_pack);
+	tcase_add_test(tc, test_scope_pack_unnamed);
+	tcase_add_test(tc, test_scope_pack_chain);
 	tcase_add_test(tc, test_lint_clean);
 	tcase_add_test(tc, test_lint_drops);
 	tcase_add_test(tc, test_lint_misc);
@@ -1523,6 +1695,7 @@ policy_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_err_top_level);
 	tcase_add_test(tc, test_err_types);
+	tcase_add_test(tc, test_err_server);
 	tcase_add_test(tc, test_err_keys_entries);
 	tcase_add_test(tc, test_err_regex);
 	tcase_add_test(tc, test_err_prefixes);
