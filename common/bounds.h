@@ -78,6 +78,15 @@
 #define BNC_ASK_TIMEOUT_MAX	3600
 #define BNC_ROUTES_MAX		65536		/* resource URIs and prompt names remembered */
 
+/* resource templates (RFC 6570; monitor/uritemplate.c, route.c) */
+#define BNC_URITEMPLATE_LEN_MAX	1024		/* bytes of a template bouncer matches */
+#define BNC_URITEMPLATE_PROG_MAX 4096		/* instructions of one compiled template */
+#define BNC_URI_MAX		8192		/* bytes of a URI matched against templates */
+#define BNC_TEMPLATES_MAX	256		/* templates remembered per session */
+#define BNC_URITEMPLATE_WORK_MAX (4 * 1024 * 1024)	/* automaton steps for one URI,
+						 * every template together */
+#define BNC_PROMPT_ARGS_MAX	256		/* declared arguments remembered per prompt */
+
 /* path confinement (DESIGN 5, 4; monitor/pathcheck.c) */
 #define BNC_PATH_LINKS_MAX	40		/* links followed in one walk:
 						 * Linux's MAXSYMLINKS */
