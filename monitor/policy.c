@@ -64,6 +64,8 @@ struct pentry {
 	 */
 	const struct tool_policy *use;
 	int			 borrowed;
+	/* a prompt or resource entry without its trust-granting keys */
+	struct pentry		*untrusted;
 };
 
 struct htab {
@@ -105,6 +107,9 @@ struct policy {
 	struct scope_tool **stab;	/* by tool name, open addressing */
 	size_t		  stcap, stn;
 	struct tool_policy fallback;	/* when the cache is full */
+	struct pentry	**rents;	/* resource/GLOB entries, load order */
+	size_t		  nrents;
+	struct tool_policy none;	/* a prompt or resource without one */
 };
 
 /* DESIGN 6: never listed, always denied, whatever the policy says. */
@@ -254,6 +259,7 @@ pentry_free(struct pentry *e)
 	/* an alias or a borrowed copy owns nothing of its tp */
 	if (e->use == NULL && !e->borrowed)
 		tool_policy_clear(&e->tp);
+	pentry_free(e->untrusted);
 	free(e);
 }
 
@@ -280,6 +286,10 @@ policy_new(void)
 	p->fallback.max_calls = -1;
 	p->fallback.confirm = 1;
 	p->fallback.taint_source = 1;
+	p->none.name = xstrdup("(no entry)");
+	p->none.source = "none";
+	p->none.max_calls = -1;
+	p->none.taint_source = 1;
 	return p;
 }
 
@@ -319,6 +329,8 @@ policy_free(struct policy *p)
 		}
 	free(p->stab);
 	tool_policy_clear(&p->fallback);
+	tool_policy_clear(&p->none);
+	free(p->rents);
 	free(p);
 }
 
@@ -830,26 +842,82 @@ entry_key(struct pctx *x, const struct entry_key *k, const struct ynode *v,
 	return pfail(x, v, key, "internal error");
 }
 
+/*
+ * Entries for what is not a tool: "prompt/NAME" and "resource/GLOB"
+ * (bouncer-policy(5), PROMPTS AND RESOURCES).  No tool can have such a
+ * name: '/' is outside the MCP tool-name characters.
+ */
+static const struct request_prefix {
+	const char	*prefix;
+	int		 kind;
+} request_prefixes[] = {
+	{ "prompt/",	POLICY_PROMPT },
+	{ "resource/",	POLICY_RESOURCE },
+};
+
+/* POLICY_PROMPT or POLICY_RESOURCE for such a name (unqualified), else 0;
+ * *rest: what follows the prefix. */
+static int
+request_kind(const char *name, const char **rest)
+{
+	size_t i, l;
+
+	for (i = 0; i < NELEM(request_prefixes); i++) {
+		l = strlen(request_prefixes[i].prefix);
+		if (strncmp(name, request_prefixes[i].prefix, l) == 0) {
+			if (rest != NULL)
+				*rest = name + l;
+			return request_prefixes[i].kind;
+		}
+	}
+	return 0;
+}
+
+/* The keys that say something about a tool only. */
+static const char *const tool_only_keys[] = {
+	"write_params", "allowed_path_prefixes", "read_only",
+};
+
+static int
+check_request_name(struct pctx *x, const struct ynode *k, const char *s,
+    const char *rest)
+{
+	if (strlen(s) > BNC_POLICY_STRING_MAX)
+		return pfail(x, k, "(prompt or resource name)", "\"%.64s...\" "
+		    "is longer than %d bytes", s, BNC_POLICY_STRING_MAX);
+	if (*rest == '\0')
+		return pfail(x, k, s, "names no prompt or resource");
+	return 0;
+}
+
 static int
 check_name(struct pctx *x, const struct ynode *k)
 {
-	const char *s = k->scalar, *tool;
+	const char *s = k->scalar, *tool, *rest;
 	size_t i, qlen;
 
 	if (s[0] == '\0' || is_null_scalar(k))
 		return pfail(x, k, "(tool name)", "a tool name may not be "
 		    "empty or null");
+	if (!utf8_valid(s, strlen(s)))
+		return pfail(x, k, "(tool name)", "not valid UTF-8");
+	tool = split_qualified(s, &qlen);
+	if (request_kind(tool, &rest) != 0) {
+		for (i = 0; s[i] != '\0'; i++)
+			if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
+				return pfail(x, k, "(prompt or resource name)",
+				    "a name may not contain white space or "
+				    "control characters");
+		return check_request_name(x, k, s, rest);
+	}
 	if (strlen(s) > BNC_UPSTREAM_NAME_MAX + 1 + BNC_TOOL_NAME_MAX)
 		return pfail(x, k, "(tool name)", "\"%.64s...\" is longer "
 		    "than %d bytes", s,
 		    BNC_UPSTREAM_NAME_MAX + 1 + BNC_TOOL_NAME_MAX);
-	if (!utf8_valid(s, strlen(s)))
-		return pfail(x, k, "(tool name)", "not valid UTF-8");
 	for (i = 0; s[i] != '\0'; i++)
 		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
 			return pfail(x, k, s, "a tool name may not contain "
 			    "white space or control characters");
-	tool = split_qualified(s, &qlen);
 	if (qlen == 0 && strchr(s, ':') != NULL)
 		return pfail(x, k, s, "in \"upstream:tool\" the upstream must "
 		    "be 1 to %d of A-Z a-z 0-9 _ - and the tool not empty",
@@ -857,6 +925,23 @@ check_name(struct pctx *x, const struct ynode *k)
 	if (strlen(tool) > BNC_TOOL_NAME_MAX)
 		return pfail(x, k, s, "the tool name is longer than %d bytes",
 		    BNC_TOOL_NAME_MAX);
+	return 0;
+}
+
+/* A key that means something for a tool only is refused, not ignored. */
+static int
+check_request_key(struct pctx *x, const struct ynode *k,
+    const struct ynode *ek, const char *key)
+{
+	size_t i, qlen;
+
+	if (request_kind(split_qualified(k->scalar, &qlen), NULL) == 0)
+		return 0;
+	for (i = 0; i < NELEM(tool_only_keys); i++)
+		if (strcmp(ek->scalar, tool_only_keys[i]) == 0)
+			return pfail(x, ek, key, "applies to tools only, not "
+			    "to a prompt or resource entry%s", i < 2 ? " (use "
+			    "arg_patterns to constrain an argument)" : "");
 	return 0;
 }
 
@@ -893,6 +978,8 @@ parse_entry(struct pctx *x, const struct ynode *k, const struct ynode *v,
 			r = pfail(x, ek, key, "unknown key");
 			goto out;
 		}
+		if ((r = check_request_key(x, k, ek, key)) != 0)
+			goto out;
 		if ((r = entry_key(x, &entry_keys[j], ev, key, &e->tp)) != 0)
 			goto out;
 	}
@@ -912,8 +999,14 @@ add_entry(struct policy *p, struct pentry *e)
 	p->ents = xreallocarray(p->ents, p->nents + 1, sizeof(*p->ents));
 	p->ents[p->nents++] = e;
 	e->shadows = ht_put(&p->tab[e->layer], e);
-	if (e->tp.forbidden) {
-		tool = split_qualified(e->tp.name, &qlen);
+	tool = split_qualified(e->tp.name, &qlen);
+	if (request_kind(tool, NULL) == POLICY_RESOURCE) {
+		p->rents = xreallocarray(p->rents, p->nrents + 1,
+		    sizeof(*p->rents));
+		p->rents[p->nrents++] = e;
+	}
+	/* a prompt's or resource's mark is its entry's (policy_for_request) */
+	if (e->tp.forbidden && request_kind(tool, NULL) == 0) {
 		p->forb = xreallocarray(p->forb, p->nforb + 1,
 		    sizeof(*p->forb));
 		p->forb[p->nforb].qual = qlen > 0 ?
@@ -1576,6 +1669,327 @@ policy_identities(const struct tool_policy *tp, const char *s, size_t len,
 	return 0;
 }
 
+/* ---- prompts and resources ---------------------------------------- */
+
+/* Lower-case ASCII of s[0..n) in place. */
+static void
+lower(char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] >= 'A' && s[i] <= 'Z')
+			s[i] = (char)(s[i] - 'A' + 'a');
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Drops the last segment of out[0..o) and the '/' before it. */
+static size_t
+drop_segment(const char *out, size_t o)
+{
+	while (o > 0 && out[o - 1] != '/')
+		o--;
+	return o > 0 ? o - 1 : 0;
+}
+
+/*
+ * RFC 3986 5.2.4 "remove_dot_segments", in place on p[0..n) (the output
+ * never overtakes the input).  Returns the new length.
+ */
+static size_t
+remove_dots(char *p, size_t n)
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		if (n - i >= 3 && memcmp(p + i, "../", 3) == 0)
+			i += 3;
+		else if (n - i >= 2 && memcmp(p + i, "./", 2) == 0)
+			i += 2;
+		else if (n - i >= 3 && memcmp(p + i, "/./", 3) == 0)
+			i += 2;
+		else if (n - i == 2 && memcmp(p + i, "/.", 2) == 0)
+			p[++i] = '/';
+		else if (n - i >= 4 && memcmp(p + i, "/../", 4) == 0) {
+			i += 3;
+			o = drop_segment(p, o);
+		} else if (n - i == 3 && memcmp(p + i, "/..", 3) == 0) {
+			i += 2;
+			p[i] = '/';
+			o = drop_segment(p, o);
+		} else if ((n - i == 1 && p[i] == '.') ||
+		    (n - i == 2 && memcmp(p + i, "..", 2) == 0))
+			i = n;
+		else {
+			/* one segment, with the '/' before it */
+			do
+				p[o++] = p[i++];
+			while (i < n && p[i] != '/');
+		}
+	}
+	return o;
+}
+
+/*
+ * The form a resource glob and a URI are compared in, so that another
+ * spelling of the same resource is the same text: the scheme and the
+ * authority in lower case, every percent-encoded byte but NUL decoded,
+ * '\' read as '/' (as lenient servers do), and "." and ".." segments
+ * resolved.  A '*' passes through.  out holds strlen(in) + 1 bytes.
+ */
+static void
+uri_canon(const char *in, char *out)
+{
+	size_t n = 0, i, a, p, len = strlen(in);
+	int h, l;
+
+	for (i = 0; i < len; i++) {
+		if (in[i] == '%' && (h = hexval(in[i + 1])) >= 0 &&
+		    (l = hexval(in[i + 2])) >= 0 && (h | l) != 0) {
+			out[n++] = (char)(h << 4 | l);
+			i += 2;
+		} else
+			out[n++] = in[i] == '\\' ? '/' : in[i];
+	}
+	out[n] = '\0';
+	/* scheme ":" */
+	for (i = 0; i < n && ((out[i] >= 'a' && out[i] <= 'z') ||
+	    (out[i] >= 'A' && out[i] <= 'Z') || (i > 0 && ((out[i] >= '0' &&
+	    out[i] <= '9') || out[i] == '+' || out[i] == '-' ||
+	    out[i] == '.'))); i++)
+		;
+	if (i == 0 || i >= n || out[i] != ':')
+		i = 0;
+	else
+		lower(out, ++i);
+	/* "//" authority */
+	a = i;
+	if (a + 1 < n && out[a] == '/' && out[a + 1] == '/') {
+		for (p = a + 2; p < n && out[p] != '/' && out[p] != '?' &&
+		    out[p] != '#'; p++)
+			;
+		lower(out + a, p - a);
+		a = p;
+	}
+	/* the path, up to a query or fragment */
+	for (p = a; p < n && out[p] != '?' && out[p] != '#'; p++)
+		;
+	i = remove_dots(out + a, p - a);
+	memmove(out + a + i, out + p, n - p + 1);
+}
+
+/*
+ * A '*' matches any run of characters, '/' and '@' too; everything else
+ * itself.  Literal runs are found leftmost in order (optimal when '*' is
+ * the only wildcard), so the cost is linear in both lengths.
+ */
+static int
+uri_glob_match(const char *pat, const char *s)
+{
+	const char *star, *hit;
+	size_t seg, sl = strlen(s);
+
+	star = strchr(pat, '*');
+	if (star == NULL)
+		return strcmp(pat, s) == 0;
+	seg = (size_t)(star - pat);
+	if (seg > sl || strncmp(pat, s, seg) != 0)
+		return 0;
+	s += seg;
+	sl -= seg;
+	pat = star + 1;
+	while ((star = strchr(pat, '*')) != NULL) {
+		seg = (size_t)(star - pat);
+		if ((hit = memmem(s, sl, pat, seg)) == NULL)
+			return 0;
+		sl -= (size_t)(hit - s) + seg;
+		s = hit + seg;
+		pat = star + 1;
+	}
+	seg = strlen(pat);
+	return seg <= sl && memcmp(s + sl - seg, pat, seg) == 0;
+}
+
+int
+policy_request_name(const char *name)
+{
+	size_t qlen;
+
+	return request_kind(split_qualified(name, &qlen), NULL);
+}
+
+/*
+ * Does a prompt or resource entry speak for upstream?  A qualified one
+ * for its upstream only; a pack's only for the servers its (server)
+ * names (there is no schema to fit a prompt or resource to), unless it
+ * forbids.
+ */
+static int
+request_entry_applies(const struct policy *p, const struct pentry *e,
+    const char *upstream)
+{
+	size_t qlen;
+
+	(void)split_qualified(e->tp.name, &qlen);
+	if (qlen > 0 && (upstream == NULL || strlen(upstream) != qlen ||
+	    strncmp(upstream, e->tp.name, qlen) != 0))
+		return 0;
+	if (e->layer == LAYER_PACK && !e->tp.forbidden &&
+	    !pack_names_server(e->pack, scope_server(p, upstream)))
+		return 0;
+	return 1;
+}
+
+/* Does resource entry e's glob match the canonical URI? */
+static int
+resource_entry_matches(const struct pentry *e, const char *canon)
+{
+	const char *glob;
+	char *g;
+	size_t qlen;
+	int r;
+
+	(void)request_kind(split_qualified(e->tp.name, &qlen), &glob);
+	g = xmalloc(strlen(glob) + 1);
+	uri_canon(glob, g);
+	r = uri_glob_match(g, canon);
+	free(g);
+	return r;
+}
+
+/*
+ * Calls fn for each entry that applies to the prompt or resource, in
+ * the order the first match is taken: user entries (for a prompt the
+ * qualified one first; for a resource in file order), then pack entries
+ * (latest file first; a resource's in file order within its file).
+ * Stops when fn returns non-zero and returns that.
+ */
+static int
+request_entries(struct policy *p, const char *upstream, int kind,
+    const char *name, int (*fn)(struct pentry *, void *), void *arg)
+{
+	struct pentry *e;
+	char *key = NULL, *qual = NULL, *canon = NULL;
+	const char *keys[2];
+	size_t i, j, nk = 0;
+	long k;
+	int layer, r = 0;
+
+	if (kind == POLICY_PROMPT) {
+		xasprintf(&key, "%s%s", request_prefixes[0].prefix, name);
+		if (upstream != NULL) {
+			xasprintf(&qual, "%s:%s", upstream, key);
+			keys[nk++] = qual;
+		}
+		keys[nk++] = key;
+		for (layer = LAYER_USER; layer <= LAYER_PACK && r == 0;
+		    layer++)
+			for (i = 0; i < nk && r == 0; i++)
+				for (e = ht_get(&p->tab[layer], keys[i]);
+				    e != NULL && r == 0; e = e->shadows)
+					if (request_entry_applies(p, e,
+					    upstream))
+						r = fn(e, arg);
+		goto out;
+	}
+	canon = xmalloc(strlen(name) + 1);
+	uri_canon(name, canon);
+	for (i = 0; i < p->nrents && r == 0; i++) {
+		e = p->rents[i];
+		if (e->layer == LAYER_USER &&
+		    ht_get(&p->tab[LAYER_USER], e->key) == e &&
+		    request_entry_applies(p, e, upstream) &&
+		    resource_entry_matches(e, canon))
+			r = fn(e, arg);
+	}
+	for (k = (long)p->npacks - 1; k >= 0 && r == 0; k--)
+		for (j = 0; j < p->nrents && r == 0; j++) {
+			e = p->rents[j];
+			if (e->pack == p->packs[k] &&
+			    request_entry_applies(p, e, upstream) &&
+			    resource_entry_matches(e, canon))
+				r = fn(e, arg);
+		}
+ out:
+	free(key);
+	free(qual);
+	free(canon);
+	return r;
+}
+
+static int
+take_first(struct pentry *e, void *arg)
+{
+	*(struct pentry **)arg = e;
+	return 1;
+}
+
+static int
+take_forbidden(struct pentry *e, void *arg)
+{
+	(void)arg;
+	return e->tp.forbidden;
+}
+
+/*
+ * An unqualified user entry for a resource grants its trust only while
+ * one upstream is configured: a URI pattern does not say whose server it
+ * was written for (a prompt name has one owner, or none).
+ */
+static const struct tool_policy *
+request_trust(struct policy *p, struct pentry *e, int kind)
+{
+	char keys[128];
+	size_t i, qlen;
+
+	(void)split_qualified(e->tp.name, &qlen);
+	if (kind != POLICY_RESOURCE || e->layer != LAYER_USER || qlen > 0 ||
+	    p->nsups < 2 || !trust_list(&e->tp, keys, sizeof(keys)))
+		return &e->tp;
+	if (e->untrusted == NULL) {
+		e->untrusted = pentry_new(LAYER_USER);
+		e->untrusted->tp = e->tp;
+		e->untrusted->borrowed = 1;
+		for (i = 0; i < NELEM(trust_keys); i++)
+			trust_keys[i].revoke(&e->untrusted->tp);
+	}
+	return &e->untrusted->tp;
+}
+
+const struct tool_policy *
+policy_for_request(struct policy *p, const char *upstream, int kind,
+    const char *name)
+{
+	struct pentry *win = NULL;
+
+	if (name == NULL || (kind != POLICY_PROMPT && kind != POLICY_RESOURCE))
+		return &p->fallback;
+	if (request_entries(p, upstream, kind, name, take_first, &win) == 0)
+		return &p->none;
+	return request_trust(p, win, kind);
+}
+
+int
+policy_request_forbidden(struct policy *p, const char *upstream, int kind,
+    const char *name)
+{
+	if (name == NULL || (kind != POLICY_PROMPT && kind != POLICY_RESOURCE))
+		return 1;
+	return request_entries(p, upstream, kind, name, take_forbidden,
+	    NULL) != 0;
+}
+
 /* ---- trusted destinations ----------------------------------------- */
 
 static int
@@ -1841,22 +2255,90 @@ lint_entry(struct lint *l, const struct tool_policy *tp, int user)
 		lint_trusted(l, tp, tp->trusted[i]);
 }
 
+/*
+ * A resource entry judges one argument, "uri"; its glob's '*' crosses
+ * every character, so one in the scheme or the host reaches any host.
+ */
+static void
+lint_resource(struct lint *l, const struct tool_policy *tp, const char *glob)
+{
+	const char *host, *star;
+	size_t i, hl;
+
+	if (!tp->exfiltrating && tp->nsink > 0)
+		lwarn(l, tp, "sink_params have no effect without "
+		    "exfiltrating: true");
+	for (i = 0; i < tp->nsink; i++)
+		if (strcmp(tp->sink_params[i], "uri") != 0)
+			lwarn(l, tp, "sink parameter '%s' has no effect: a "
+			    "resource request has only the argument 'uri'",
+			    tp->sink_params[i]);
+	for (i = 0; i < tp->npatterns; i++)
+		if (strcmp(tp->patterns[i].param, "uri") != 0)
+			lwarn(l, tp, "arg_patterns for '%s' have no effect: a "
+			    "resource request has only the argument 'uri'",
+			    tp->patterns[i].param);
+	if (tp->extra_args)
+		lwarn(l, tp, "extra_args has no effect on a resource entry");
+	/*
+	 * A star alone after the scheme says "every one"; a star beside a
+	 * host name reads as a subdomain wildcard, and is not one.
+	 */
+	if ((host = strstr(glob, "://")) == NULL)
+		return;
+	host += 3;
+	hl = strcspn(host, "/?#");
+	if ((star = memchr(host, '*', hl)) != NULL && hl > 1)
+		lwarn(l, tp, "the '*' in '%s' is in the host part and "
+		    "matches any characters, '/' and '@' too, so it reaches "
+		    "other hosts ('%.*sevil.example/')", glob,
+		    (int)(star - glob), glob);
+}
+
+/*
+ * A prompt's or resource's arguments are always at least scanned
+ * (bouncer-policy(5), PROMPTS AND RESOURCES), so its trusted
+ * destinations and tainted: ask count without exfiltrating: true.
+ */
+static void
+lint_request(struct lint *l, const struct tool_policy *tp, int kind,
+    const char *glob)
+{
+	size_t i;
+
+	if (tp->forbidden) {
+		if (tp->exfiltrating || tp->nsink || tp->ntrusted ||
+		    tp->npatterns || tp->max_calls >= 0 || tp->confirm)
+			lwarn(l, tp, "forbidden: true makes its other keys "
+			    "pointless");
+		return;
+	}
+	if (kind == POLICY_RESOURCE)
+		lint_resource(l, tp, glob);
+	for (i = 0; i < tp->ntrusted; i++)
+		lint_trusted(l, tp, tp->trusted[i]);
+}
+
 int
 policy_lint(struct policy *p, void (*warn)(const char *, void *), void *arg)
 {
 	struct lint l;
 	const struct pentry *e, *old;
-	const char *tool;
+	const char *tool, *glob;
 	char keys[128];
 	size_t i, qlen;
+	int kind;
 
 	l.warn = warn;
 	l.arg = arg;
 	l.n = 0;
 	for (i = 0; i < p->nents; i++) {
 		e = p->ents[i];
-		lint_entry(&l, &e->tp, e->layer == LAYER_USER);
 		tool = split_qualified(e->tp.name, &qlen);
+		if ((kind = request_kind(tool, &glob)) != 0)
+			lint_request(&l, &e->tp, kind, glob);
+		else
+			lint_entry(&l, &e->tp, e->layer == LAYER_USER);
 		if (builtin_forbidden_name(tool) && !e->tp.forbidden)
 			lwarn(&l, &e->tp, "is in the built-in forbidden write "
 			    "set: never listed, always denied; this entry has "
@@ -1876,8 +2358,15 @@ policy_lint(struct policy *p, void (*warn)(const char *, void *), void *arg)
 		for (old = qlen > 0 ? ht_get(&p->tab[LAYER_PACK], tool) :
 		    NULL; old != NULL; old = old->shadows)
 			lint_replace(&l, &e->tp, &old->tp);
-		if (qlen == 0 && p->nsups >= 2 &&
-		    trust_list(&e->tp, keys, sizeof(keys)))
+		if (request_kind(tool, &glob) == POLICY_RESOURCE && qlen == 0 &&
+		    p->nsups >= 2 && trust_list(&e->tp, keys, sizeof(keys)))
+			lwarn(&l, &e->tp, "grants %s to the resources of every "
+			    "upstream that match it; with %zu upstreams "
+			    "configured those keys do not apply: write the "
+			    "qualified form, 'UPSTREAM:%s'", keys, p->nsups,
+			    tool);
+		else if (request_kind(tool, NULL) == 0 && qlen == 0 &&
+		    p->nsups >= 2 && trust_list(&e->tp, keys, sizeof(keys)))
 			lwarn(&l, &e->tp, "grants %s to the tool of this name "
 			    "of every upstream; with %zu upstreams configured "
 			    "those keys apply only while exactly one of them "

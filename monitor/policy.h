@@ -93,6 +93,33 @@ const struct tool_policy *policy_for(struct policy *, const char *upstream,
 	    const char *tool, const struct value *input_schema);
 
 /*
+ * Prompts and resources (bouncer-policy(5), PROMPTS AND RESOURCES):
+ * entries named "prompt/NAME" and "resource/GLOB", maybe qualified
+ * "upstream:".  policy_for_request gives the entry for a prompt name or
+ * a resource URI of upstream (for a completion, maybe the template it
+ * names): the user's (for a prompt the qualified one first, for a
+ * resource the first in file order whose glob matches), else the first
+ * pack entry that applies (its pack names upstream's server), else an
+ * empty policy (source "none").  Globs and URIs are compared in a
+ * canonical form (scheme and authority in lower case, percent-encoding
+ * and dot segments resolved); a '*' matches any run of characters.  An
+ * unqualified user resource entry's trust-granting keys apply only
+ * while one upstream is configured.  Never NULL; valid until
+ * policy_free.
+ */
+#define POLICY_PROMPT	'p'
+#define POLICY_RESOURCE	'r'
+const struct tool_policy *policy_for_request(struct policy *,
+	    const char *upstream, int kind, const char *name);
+/* Does any entry that applies mark it forbidden: true (a forbidden mark
+ * cannot be lifted by an earlier or later entry)?  1 for a NULL name. */
+int	policy_request_forbidden(struct policy *, const char *upstream,
+	    int kind, const char *name);
+/* POLICY_PROMPT or POLICY_RESOURCE for an entry name such as
+ * "mail:prompt/greet", else 0 (a tool's). */
+int	policy_request_name(const char *name);
+
+/*
  * The session's surface, for the scope rules: an upstream of the
  * configuration and the serverInfo.name its server answered initialize
  * with (NULL: none, or not yet known); a tool an upstream pinned.  -t

@@ -1653,6 +1653,266 @@ START_TEST(test_limit_dest)
 }
 END_TEST
 
+/* ---- prompts and resources ---------------------------------------- */
+
+/* The entry that applies, by its line (0: none). */
+static unsigned long
+req_line(const char *upstream, int kind, const char *name)
+{
+	const struct tool_policy *tp;
+
+	tp = policy_for_request(pol, upstream, kind, name);
+	ck_assert_ptr_nonnull(tp);
+	return strcmp(tp->source, "none") == 0 ? 0 : tp->line;
+}
+
+START_TEST(test_request_entries)
+{
+	ck_assert_msg(load(
+	    "prompt/greet: { max_calls: 1 }\n"
+	    "mail:prompt/greet: { confirm: true }\n"
+	    "resource/https://wiki.corp.example/private/*: { confirm: true }\n"
+	    "resource/https://wiki.corp.example/*: { max_calls: 3 }\n"
+	    "mail:resource/file:///srv/*: { taint_source: false }\n"
+	    "resource/file:///srv/inbox.txt: { forbidden: true }\n"
+	    "greet: { max_calls: 7 }\n", 0) == 0, "%s", err);
+	/* a prompt: the qualified entry first, then the unqualified */
+	ck_assert_uint_eq(req_line("mail", POLICY_PROMPT, "greet"), 2);
+	ck_assert_uint_eq(req_line("other", POLICY_PROMPT, "greet"), 1);
+	ck_assert_uint_eq(req_line(NULL, POLICY_PROMPT, "greet"), 1);
+	ck_assert_uint_eq(req_line("mail", POLICY_PROMPT, "greet2"), 0);
+	/* and never a tool's entry, nor a tool a prompt's */
+	ck_assert_uint_eq(policy_for(pol, "mail", "greet", NULL)->max_calls,
+	    7);
+	ck_assert_uint_eq(req_line("mail", POLICY_PROMPT, "prompt/greet"), 0);
+	/* a resource: the first glob in file order that matches */
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "https://wiki.corp.example/private/x"), 3);
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "https://wiki.corp.example/public/x"), 4);
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "https://wiki.corp.example/"), 4);
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "https://wiki.corp.example"), 0);
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "https://wiki.corp.example.evil.example/x"), 0);
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "https://wiki.corp.example@evil.example/x"), 0);
+	/* qualified: that upstream's only */
+	ck_assert_uint_eq(req_line("mail", POLICY_RESOURCE,
+	    "file:///srv/a.txt"), 5);
+	ck_assert_uint_eq(req_line("other", POLICY_RESOURCE,
+	    "file:///srv/a.txt"), 0);
+	ck_assert(!policy_for_request(pol, "mail", POLICY_RESOURCE,
+	    "file:///srv/a.txt")->taint_source);
+	ck_assert_int_eq(policy_request_name("mail:resource/file:///x"),
+	    POLICY_RESOURCE);
+	ck_assert_int_eq(policy_request_name("prompt/x"), POLICY_PROMPT);
+	ck_assert_int_eq(policy_request_name("prompts"), 0);
+	ck_assert_int_eq(policy_request_name("mail:send"), 0);
+}
+END_TEST
+
+/* Another spelling of the same URI is the same URI. */
+START_TEST(test_request_canonical)
+{
+	static const char *const inside[] = {
+		"HTTPS://Wiki.Corp.Example/private/x",
+		"https://wiki.corp.example/public/../private/x",
+		"https://wiki.corp.example/./private/./x",
+		"https://wiki.corp.example/%70rivate/x",
+		"https://wiki.corp.example%2Fprivate/x",
+		"https://wiki.corp.example/private\\x",
+		"https://wiki.corp.example/a/b/../../private/x",
+	};
+	static const char *const outside[] = {
+		"https://wiki.corp.example/private/../public/x",
+		"https://wiki.corp.example/private/%2e%2e/public",
+		"https://wiki.corp.example/private\\..\\public",
+		"https://wiki.corp.example/Private/x",
+		"https://wiki.corp.example/privatex",
+		"http://wiki.corp.example/private/x",
+	};
+	size_t i;
+
+	ck_assert_int_eq(load(
+	    "resource/https://WIKI.corp.example/private/*: "
+	    "{ forbidden: true }\n"
+	    "resource/file:///srv/*: { max_calls: 3 }\n", 0), 0);
+	for (i = 0; i < sizeof(inside) / sizeof(inside[0]); i++)
+		ck_assert_msg(policy_request_forbidden(pol, "w",
+		    POLICY_RESOURCE, inside[i]), "%s is not forbidden",
+		    inside[i]);
+	for (i = 0; i < sizeof(outside) / sizeof(outside[0]); i++)
+		ck_assert_msg(!policy_request_forbidden(pol, "w",
+		    POLICY_RESOURCE, outside[i]), "%s is forbidden",
+		    outside[i]);
+	/* climbing out of a trusted prefix leaves its entry */
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "file:///srv/a/../b"), 2);
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "file:///srv/../etc/passwd"), 0);
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "file:///srv/%2E%2E/etc/passwd"), 0);
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "file:///srv/..%2Fetc/passwd"), 0);
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "file:///srv\\..\\etc\\passwd"), 0);
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "file:///srv/../../../srv/x"), 2);
+	/* %00 stays encoded: a C string does not end inside a URI */
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "file:///srv/x%00y"), 2);
+}
+END_TEST
+
+/* A forbidden mark wins, wherever it is; packs speak for their servers. */
+START_TEST(test_request_forbidden_and_packs)
+{
+	ck_assert_int_eq(load(
+	    "(server): [mailserver]\n"
+	    "prompt/wipe: { forbidden: true }\n"
+	    "prompt/digest: { confirm: true }\n"
+	    "resource/mail://*: { max_calls: 2 }\n"
+	    "resource/mail://secrets/*: { forbidden: true }\n", 1), 0);
+	ck_assert_int_eq(load(
+	    "prompt/wipe: { max_calls: 9 }\n"
+	    "resource/mail://secrets/*: { max_calls: 1 }\n", 0), 0);
+	policy_scope_upstream(pol, "m", "mailserver");
+	policy_scope_upstream(pol, "o", "other");
+	/* the user's entry decides, but cannot lift the pack's mark */
+	ck_assert_uint_eq(req_line("m", POLICY_PROMPT, "wipe"), 1);
+	ck_assert(policy_request_forbidden(pol, "m", POLICY_PROMPT, "wipe"));
+	ck_assert(policy_request_forbidden(pol, "o", POLICY_PROMPT, "wipe"));
+	ck_assert(policy_request_forbidden(pol, "m", POLICY_RESOURCE,
+	    "mail://secrets/key"));
+	ck_assert(policy_request_forbidden(pol, "o", POLICY_RESOURCE,
+	    "mail://secrets/key"));
+	ck_assert(!policy_request_forbidden(pol, "m", POLICY_RESOURCE,
+	    "mail://inbox/1"));
+	ck_assert(policy_request_forbidden(pol, "m", POLICY_RESOURCE, NULL));
+	/* a pack's other keys apply to the server it names only */
+	ck_assert_uint_eq(req_line("m", POLICY_PROMPT, "digest"), 3);
+	ck_assert_uint_eq(req_line("o", POLICY_PROMPT, "digest"), 0);
+	ck_assert_uint_eq(req_line("m", POLICY_RESOURCE, "mail://inbox/1"),
+	    4);
+	ck_assert_uint_eq(req_line("o", POLICY_RESOURCE, "mail://inbox/1"),
+	    0);
+	/* user entries before pack entries */
+	ck_assert_str_eq(policy_for_request(pol, "m", POLICY_RESOURCE,
+	    "mail://secrets/key")->source, "user");
+}
+END_TEST
+
+/* An unqualified resource entry grants trust only with one upstream. */
+START_TEST(test_request_scope_trust)
+{
+	const struct tool_policy *tp;
+
+	ck_assert_int_eq(load(
+	    "resource/book://*: { taint_source: false, max_calls: 4 }\n"
+	    "prompt/card: { taint_source: false }\n"
+	    "a:resource/pad://*: { taint_source: false }\n", 0), 0);
+	policy_scope_upstream(pol, "a", NULL);
+	ck_assert(!policy_for_request(pol, "a", POLICY_RESOURCE,
+	    "book://x")->taint_source);
+	policy_scope_upstream(pol, "b", NULL);
+	tp = policy_for_request(pol, "a", POLICY_RESOURCE, "book://x");
+	ck_assert(tp->taint_source);
+	ck_assert_int_eq(tp->max_calls, 4);
+	/* a prompt name has one owner: its entry's trust stays */
+	ck_assert(!policy_for_request(pol, "a", POLICY_PROMPT,
+	    "card")->taint_source);
+	ck_assert(!policy_for_request(pol, "a", POLICY_RESOURCE,
+	    "pad://x")->taint_source);
+	ck_assert_uint_eq(lint(), 1);
+	expect_warning(":1: resource/book://*: grants taint_source: false "
+	    "to the resources of every upstream that match it; with 2 "
+	    "upstreams configured those keys do not apply: write the "
+	    "qualified form, 'UPSTREAM:resource/book://*'");
+}
+END_TEST
+
+START_TEST(test_request_lint)
+{
+	ck_assert_int_eq(load(
+	    "prompt/p:\n"
+	    "  trusted_destinations: [\"*@corp.example\"]\n"
+	    "  tainted: ask\n"
+	    "  sink_params: [to]\n"
+	    "resource/https://*.corp.example/*:\n"
+	    "  sink_params: [to, uri]\n"
+	    "  arg_patterns: { path: \"x\", uri: \"https://.*\" }\n"
+	    "  extra_args: allow\n"
+	    "resource/file:///srv/*: { sink_params: [uri] }\n"
+	    "resource/x: { forbidden: true, max_calls: 1 }\n", 0), 0);
+	ck_assert_int_eq(lint(), 7);
+	expect_warning(":5: resource/https://*.corp.example/*: sink_params "
+	    "have no effect without exfiltrating: true");
+	expect_warning(":5: resource/https://*.corp.example/*: sink "
+	    "parameter 'to' has no effect");
+	expect_warning(":5: resource/https://*.corp.example/*: arg_patterns "
+	    "for 'path' have no effect");
+	expect_warning(":5: resource/https://*.corp.example/*: extra_args "
+	    "has no effect");
+	expect_warning(":5: resource/https://*.corp.example/*: the '*' in "
+	    "'https://*.corp.example/*' is in the host part");
+	expect_warning(":9: resource/file:///srv/*: sink_params have no "
+	    "effect without exfiltrating: true");
+	expect_warning(":10: resource/x: forbidden: true makes its other keys "
+	    "pointless");
+	/* a prompt's arguments are always scanned: no warning for it */
+	ck_assert_ptr_null(strstr(warnings, ":1:"));
+}
+END_TEST
+
+START_TEST(test_err_request_entries)
+{
+	expect_error_says("prompt/p: { write_params: [x] }\n", 1,
+	    "prompt/p.write_params", "applies to tools only");
+	expect_error_says("resource/file:///*: { allowed_path_prefixes: "
+	    "[/srv] }\n", 1, "resource/file:///*.allowed_path_prefixes",
+	    "use arg_patterns");
+	expect_error_says("a:prompt/p: { read_only: true }\n", 1,
+	    "a:prompt/p.read_only", "applies to tools only");
+	expect_error_says("prompt/: {}\n", 1, "prompt/",
+	    "names no prompt or resource");
+	expect_error_says("x:resource/: {}\n", 1, "x:resource/",
+	    "names no prompt or resource");
+	expect_error_says("\"resource/a b\": {}\n", 1,
+	    "(prompt or resource name)", "white space");
+	/* ':' in a URI is no qualifier; a bad qualifier is no entry name */
+	ck_assert_int_eq(load("resource/https://x.example:8443/*: {}\n"
+	    "prompt/a:b: {}\n", 0), 0);
+	ck_assert_uint_eq(req_line("u", POLICY_PROMPT, "a:b"), 2);
+	ck_assert_uint_eq(req_line("u", POLICY_RESOURCE,
+	    "https://x.example:8443/y"), 1);
+	expect_error("bad.up:resource/x: {}\n", 1, "bad.up:resource/x");
+}
+END_TEST
+
+START_TEST(test_limit_request_name)
+{
+	char *s, *name;
+	size_t n = BNC_POLICY_STRING_MAX;
+
+	name = malloc(n + 2);
+	memcpy(name, "resource/", 9);
+	memset(name + 9, 'a', n - 9);
+	name[n] = '\0';
+	s = malloc(n + 16);
+	snprintf(s, n + 16, "? %s\n: {}\n", name);
+	ck_assert_msg(load(s, 0) == 0, "%s", err);
+	ck_assert_uint_eq(req_line("u", POLICY_RESOURCE, name + 9), 1);
+	name[n] = 'a';
+	name[n + 1] = '\0';
+	snprintf(s, n + 16, "? %s\n: {}\n", name);
+	expect_error_says(s, 1, "(prompt or resource name)", "longer than");
+	free(s);
+	free(name);
+}
+END_TEST
+
 static Suite *
 policy_suite(void)
 {
@@ -1689,6 +1949,11 @@ policy_suite(void)
 	tcase_add_test(tc, test_lint_drops);
 	tcase_add_test(tc, test_lint_misc);
 	tcase_add_test(tc, test_lint_pack_over_pack);
+	tcase_add_test(tc, test_request_entries);
+	tcase_add_test(tc, test_request_canonical);
+	tcase_add_test(tc, test_request_forbidden_and_packs);
+	tcase_add_test(tc, test_request_scope_trust);
+	tcase_add_test(tc, test_request_lint);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
@@ -1700,6 +1965,7 @@ policy_suite(void)
 	tcase_add_test(tc, test_err_regex);
 	tcase_add_test(tc, test_err_prefixes);
 	tcase_add_test(tc, test_err_yaml);
+	tcase_add_test(tc, test_err_request_entries);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");
@@ -1712,6 +1978,7 @@ policy_suite(void)
 	tcase_add_test(tc, test_limit_entries);
 	tcase_add_test(tc, test_limit_files);
 	tcase_add_test(tc, test_limit_dest);
+	tcase_add_test(tc, test_limit_request_name);
 	suite_add_tcase(s, tc);
 	return s;
 }
