@@ -1035,3 +1035,373 @@ decide_record_output(struct session *s, const struct value *v)
 		taint_add_value(s->taint, v);
 	recorded(s);
 }
+
+/*
+ * Requests that name a prompt or a resource rather than a tool (DESIGN 5,
+ * "Not only tools/call"; bouncer-policy(5), PROMPTS AND RESOURCES).  They
+ * run the same gauntlet as a call, with the sink gate's judging functions
+ * above; what differs is said where it differs.
+ */
+
+void
+request_clear(struct request *r)
+{
+	free(r->templates);
+	value_free(r->args);
+	free(r->key);
+	memset(r, 0, sizeof(*r));
+}
+
+static int
+req_is_prompt(const struct request *r)
+{
+	return r->kind == REQ_PROMPT || r->kind == REQ_COMPLETE_PROMPT;
+}
+
+static int
+req_is_completion(const struct request *r)
+{
+	return r->kind == REQ_COMPLETE_PROMPT ||
+	    r->kind == REQ_COMPLETE_RESOURCE;
+}
+
+/*
+ * Only a read, a subscription and a get spend budget and ask for a
+ * confirmation: an unsubscription ends what was allowed, and a
+ * completion only suggests values for a request that is judged itself.
+ */
+static int
+req_counts(const struct request *r)
+{
+	return r->kind == REQ_PROMPT || (r->kind == REQ_RESOURCE &&
+	    strcmp(r->method, "resources/unsubscribe") != 0);
+}
+
+/* The sink gate's state for one request, as sink_gate sets it up. */
+static void
+req_gate_init(struct gate *g, struct session *s, const char *key,
+    const struct tool_policy *pol, struct decision *d)
+{
+	memset(g, 0, sizeof(*g));
+	g->s = s;
+	g->tool = key;
+	g->pol = pol;
+	g->d = d;
+	g->idents = BNC_SWEPT_IDENTS_MAX;
+	g->tmp = buf_new();
+}
+
+static void
+req_gate_done(struct gate *g)
+{
+	buf_free(g->tmp);
+	free(g->path);
+	if (g->tainted) {
+		free(g->d->ask_param);
+		free(g->d->ask_value);
+		g->d->ask_param = g->d->ask_value = NULL;
+	}
+}
+
+/*
+ * The sink gate's scanning mode, for a prompt's arguments (or a
+ * completion's values) whose entry does not say exfiltrating: true:
+ * declared sinks and destination-shaped names are destinations as in a
+ * tool (trusted, else tainted: deny, else unproven: ask), header-like
+ * names header-like, and everything else is scanned: a destination
+ * identity in it that came from untrusted output denies, an unproven
+ * one passes.
+ */
+static void
+scan_gate(struct session *s, const char *key, const struct tool_policy *pol,
+    const struct value *args, struct decision *d)
+{
+	struct gate g;
+	const struct member *m;
+	enum gmode mode;
+	size_t i;
+	int c;
+
+	if (args->u.o.n > BNC_SWEEP_ARGS_MAX) {
+		set(d, VERDICT_DENY, "sink_gate", "too many arguments to judge "
+		    "(more than %d)", BNC_SWEEP_ARGS_MAX);
+		return;
+	}
+	req_gate_init(&g, s, key, pol, d);
+	for (i = 0; i < args->u.o.n && !g.tainted; i++) {
+		m = &args->u.o.m[i];
+		c = policy_name_class(m->key);
+		if (is_declared(pol, m->key) || (c & NAME_SINK))
+			mode = G_SINK;
+		else if (c & NAME_HEADER)
+			mode = G_HEADER;
+		else
+			mode = G_SCAN;
+		gate_arg(&g, m, mode);
+	}
+	d->dests = g.n + g.asked;
+	req_gate_done(&g);
+}
+
+/* The identities of a template's own text, or of a URI. */
+struct idlist {
+	char	**v;
+	size_t	  n;
+};
+
+static int
+idlist_add(void *arg, const char *s, size_t len)
+{
+	struct idlist *l = arg;
+
+	/* an identity is trusted as an exact value: a '*' would glob */
+	if (memchr(s, '*', len) == NULL && l->n < BNC_POLICY_LIST_MAX) {
+		l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+		l->v[l->n++] = xstrndup(s, len);
+	}
+	return 1;		/* passed over: nothing is looked up */
+}
+
+static void
+idlist_of(struct idlist *l, const struct taint *t, const char *s)
+{
+	size_t budget = BNC_SWEPT_IDENTS_MAX;
+
+	taint_lookup_idents(t, s, strlen(s), idlist_add, l, &budget, NULL, 0);
+}
+
+static void
+idlist_free(struct idlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * A resource's URI.  One that an upstream listed exactly (or linked to)
+ * names that upstream's own resource and is not judged for taint: the
+ * listing is untrusted output itself, so every listed address would be
+ * "tainted".  One that only a template produces carries what the agent
+ * filled in: its destination identities are scanned, except those the
+ * matching templates' own text holds (the host an upstream put in its
+ * template is its own).  With exfiltrating: true the URI is a
+ * destination: trusted (trusted_destinations, or approved for this
+ * session), else tainted as above, else unproven: ask.
+ */
+static void
+uri_gate(struct session *s, const struct request *r,
+    const struct tool_policy *pol, struct decision *d)
+{
+	struct tool_policy own = *pol;
+	struct idlist tids, uids;
+	struct gate g;
+	size_t i, len = strlen(r->name);
+
+	memset(&tids, 0, sizeof(tids));
+	memset(&uids, 0, sizeof(uids));
+	if (r->listed != LISTED_TEMPLATE && !pol->exfiltrating)
+		return;
+	if (r->listed == LISTED_TEMPLATE) {
+		for (i = 0; i < r->ntemplates; i++)
+			idlist_of(&tids, s->taint, r->templates[i]);
+		own.trusted = xcalloc(pol->ntrusted + tids.n + 1,
+		    sizeof(*own.trusted));
+		for (i = 0; i < pol->ntrusted; i++)
+			own.trusted[i] = pol->trusted[i];
+		for (i = 0; i < tids.n; i++)
+			own.trusted[pol->ntrusted + i] = tids.v[i];
+		own.ntrusted = pol->ntrusted + tids.n;
+	}
+	req_gate_init(&g, s, r->key, pol, d);
+	g.top = "uri";
+	path_push(&g, "uri", 3);
+	if (pol->exfiltrating && is_trusted(&g, "uri", r->name, len))
+		goto out;
+	if (r->listed == LISTED_TEMPLATE) {
+		g.pol = &own;
+		judge_idents(&g, r->name, len, G_SCAN);
+		g.pol = pol;
+	}
+	if (pol->exfiltrating && !g.tainted && !g.have_ask)
+		gate_unproven(&g, "destination", r->name, len,
+		    "is not a vouched destination");
+ out:
+	/* one question for the URI, one for each identity in it */
+	idlist_of(&uids, s->taint, r->name);
+	d->dests = g.n + g.asked + uids.n + 1;
+	req_gate_done(&g);
+	if (own.trusted != pol->trusted)
+		free(own.trusted);
+	idlist_free(&tids);
+	idlist_free(&uids);
+}
+
+/* A prompt's arguments must be ones prompts/list declared. */
+static int
+check_prompt_args(const struct request *r, const struct tool_policy *pol,
+    const struct value *args, struct decision *d)
+{
+	struct buf *b;
+	size_t i, j;
+
+	if (pol->extra_args)
+		return 0;
+	for (i = 0; i < args->u.o.n; i++) {
+		for (j = 0; j < r->ndeclared; j++)
+			if (strcmp(r->declared[j], args->u.o.m[i].key) == 0)
+				break;
+		if (j < r->ndeclared)
+			continue;
+		b = buf_new();
+		repr(b, args->u.o.m[i].key, args->u.o.m[i].klen);
+		buf_put_u8(b, '\0');
+		set(d, VERDICT_DENY, "constraint", "argument %s is not one the "
+		    "prompt declares", (const char *)buf_ptr(b));
+		buf_free(b);
+		return 1;
+	}
+	return 0;
+}
+
+/* 1-2. Listed, by one upstream, and not forbidden; 1 if denied. */
+static int
+check_listed(struct session *s, const struct request *r, const char *what,
+    const char *shown, struct decision *d)
+{
+	switch (r->listed) {
+	case LISTED_NONE:
+		set(d, VERDICT_DENY, "pinning", "%s '%s' was not listed by "
+		    "any upstream%s", what, shown, req_is_prompt(r) ? "" :
+		    r->kind == REQ_COMPLETE_RESOURCE ? " (as a resource or a "
+		    "resource template)" : " (in a resource list, as the "
+		    "expansion of a resource template or as a link in a "
+		    "result)");
+		return 1;
+	case LISTED_UNSURE:
+		set(d, VERDICT_DENY, "pinning", "%s '%s' cannot be matched "
+		    "against the resource templates (more work than %d steps)",
+		    what, shown, BNC_URITEMPLATE_WORK_MAX);
+		return 1;
+	case LISTED_CONTESTED:
+		set(d, VERDICT_DENY, "grant", "%s '%s' is listed by upstreams "
+		    "%s and %s; bouncer routes it to neither", what, shown,
+		    r->up->name, r->other->name);
+		return 1;
+	default:
+		break;
+	}
+	if (policy_request_forbidden(s->policy, r->up->name,
+	    req_is_prompt(r) ? POLICY_PROMPT : POLICY_RESOURCE, r->name)) {
+		set(d, VERDICT_DENY, "grant", "%s '%s' is forbidden by the "
+		    "policy", what, shown);
+		return 1;
+	}
+	if (r->up->state != UP_READY) {
+		set(d, VERDICT_DENY, "default", "upstream \"%.64s\" is not "
+		    "running", r->up->name);
+		return 1;
+	}
+	return 0;
+}
+
+void
+decide_request(struct session *s, const struct request *r, int flags,
+    struct decision *d)
+{
+	const struct tool_policy *pol;
+	struct tool_entry te;
+	struct budget *bg;
+	struct buf *b;
+	const char *what;
+	char shown[256], reason[BNC_REASON_MAX + 64];
+
+	memset(d, 0, sizeof(*d));
+	what = req_is_prompt(r) ? "prompt" : "resource";
+	utf8_escape(shown, sizeof(shown), r->name, strlen(r->name));
+	/* the audit row shows what it names in clear */
+	sink_note(d, req_is_completion(r) ? "ref" : req_is_prompt(r) ?
+	    "name" : "uri");
+	if (check_listed(s, r, what, shown, d))
+		return;
+	pol = policy_for_request(s->policy, r->up->name, req_is_prompt(r) ?
+	    POLICY_PROMPT : POLICY_RESOURCE, r->name);
+
+	/* 3. budget: a prompt's by its name, a resource's by its entry */
+	if (pol->max_calls >= 0 && req_counts(r) &&
+	    (flags & DECIDE_COUNT_BUDGET)) {
+		if ((bg = budget_slot(s, req_is_prompt(r) ? r->key :
+		    pol->name)) == NULL) {
+			set(d, VERDICT_DENY, "budget", "too many budgets");
+			return;
+		}
+		if (++bg->count > pol->max_calls) {
+			b = buf_new();
+			repr(b, bg->tool, strlen(bg->tool));
+			buf_put_u8(b, '\0');
+			set(d, VERDICT_DENY, "budget", "call budget %lld for "
+			    "%s exceeded", pol->max_calls,
+			    (const char *)buf_ptr(b));
+			buf_free(b);
+			return;
+		}
+	}
+
+	/* 4. constraints: declared prompt arguments, then patterns */
+	memset(&te, 0, sizeof(te));
+	te.up = r->up;
+	if ((req_is_prompt(r) && check_prompt_args(r, pol, r->args, d)) ||
+	    check_constraints(s, &te, pol, r->args, d))
+		return;
+
+	/* 5. the sink gate, or its scanning mode */
+	if (r->kind == REQ_RESOURCE)
+		uri_gate(s, r, pol, d);
+	else if (r->kind == REQ_PROMPT && pol->exfiltrating) {
+		if (r->args->u.o.n == 0 && !(flags & DECIDE_CONFIRMED)) {
+			set(d, VERDICT_ASK, "sink_gate", "prompt '%s' sends "
+			    "data but the request has no arguments to check",
+			    shown);
+			d->ask_once = 1;
+		} else if (r->args->u.o.n > 0)
+			sink_gate(s, r->key, pol, r->args, d);
+	} else
+		scan_gate(s, r->key, pol, r->args, d);
+	if (d->verdict == VERDICT_ASK && req_is_completion(r)) {
+		snprintf(reason, sizeof(reason), "%s; a completion is not "
+		    "asked about", d->reason);
+		set(d, VERDICT_DENY, d->contract, "%s", reason);
+	}
+	if (d->verdict != 0)
+		return;
+
+	/* confirm: true asks a human on every read, subscription or get */
+	if (pol->confirm && req_counts(r) && !(flags & DECIDE_CONFIRMED)) {
+		set(d, VERDICT_ASK, "default", "%s '%s' needs a human's "
+		    "confirmation for every request", what, shown);
+		d->ask_once = 1;
+		return;
+	}
+	set(d, VERDICT_ALLOW, "default", "%s", "");
+}
+
+/*
+ * What a read or a get returned is untrusted like a tool's output,
+ * unless its entry says taint_source: false (a directory the
+ * administrator keeps).
+ */
+void
+decide_request_result(struct session *s, const struct upstream *up,
+    int kind, const char *name, const struct value *result)
+{
+	if (result == NULL)
+		return;
+	if (s->policy != NULL && name != NULL && !policy_for_request(s->policy,
+	    up->name, kind, name)->taint_source)
+		return;
+	taint_add_result(s->taint, result);
+	recorded(s);
+}

@@ -16,6 +16,7 @@
 
 struct session;
 struct tool_entry;
+struct upstream;
 struct value;
 
 enum verdict {
@@ -58,5 +59,71 @@ void	decide_error_text(struct session *, const char *text);
 /* Record other upstream output the client sees (notifications, ...). */
 void	decide_record_output(struct session *, const struct value *);
 const char *verdict_name(enum verdict);
+
+/*
+ * Requests that name a prompt or a resource rather than a tool (DESIGN 5,
+ * "Not only tools/call").  route.c says what a request names and who
+ * listed it (route_resolve); decide_request judges it with the same
+ * gauntlet as a tool call, for the entries bouncer-policy(5) describes
+ * in PROMPTS AND RESOURCES.
+ */
+enum request_kind {
+	REQ_RESOURCE = 1,	/* resources/read, subscribe, unsubscribe */
+	REQ_PROMPT,		/* prompts/get */
+	REQ_COMPLETE_PROMPT,	/* completion/complete of a ref/prompt */
+	REQ_COMPLETE_RESOURCE	/* completion/complete of a ref/resource */
+};
+
+/* How the name came to be known, if it did. */
+enum request_listed {
+	LISTED_NONE = 0,	/* no upstream listed it */
+	LISTED_EXACT,		/* a list, or a link in a result, named it */
+	LISTED_TEMPLATE,	/* its owner's resource templates produce it */
+	LISTED_CONTESTED,	/* two upstreams claim it: up and other */
+	LISTED_UNSURE		/* the templates could not be matched in time */
+};
+
+struct request {
+	const char	*method;
+	enum request_kind kind;
+	const char	*name;		/* prompt name, URI, or a completion's
+					 * ref (a URI or a template) */
+	enum request_listed listed;
+	struct upstream	*up;		/* the owner; NULL if none */
+	struct upstream	*other;		/* LISTED_CONTESTED: the other one */
+	const char	**templates;	/* LISTED_TEMPLATE: the owner's
+					 * templates that produce the URI */
+	size_t		 ntemplates;
+	char *const	*declared;	/* prompts: the arguments prompts/list
+					 * declared (borrowed) */
+	size_t		 ndeclared;
+	struct value	*args;		/* owned: what is judged: a prompt's
+					 * arguments, {"uri": URI}, or a
+					 * completion's argument values */
+	char		*key;		/* owned: what approvals and the
+					 * sink gate call it: "prompt/NAME" or
+					 * "resource/" */
+};
+
+/*
+ * Judges a request route_resolve described, first hit wins: listed at
+ * all and by one upstream (pinning, grant), forbidden (grant), budget,
+ * constraints (declared prompt arguments, arg_patterns), the sink gate
+ * (the full gate with exfiltrating: true, else its scanning mode; a URI
+ * an upstream listed exactly is not judged for taint), confirmation.
+ * flags as for decide_call.  A completion spends no budget and is never
+ * asked about: what would ask is denied.
+ */
+void	decide_request(struct session *, const struct request *, int flags,
+	    struct decision *);
+/* Frees what a request owns; accepts one that route_resolve left empty. */
+void	request_clear(struct request *);
+/*
+ * Records what a forwarded read or get (kind POLICY_RESOURCE with its
+ * URI, or POLICY_PROMPT with its name) returned as untrusted, unless its
+ * entry says taint_source: false.
+ */
+void	decide_request_result(struct session *, const struct upstream *,
+	    int kind, const char *name, const struct value *result);
 
 #endif /* BNC_DECIDE_H */
