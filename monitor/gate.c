@@ -1,5 +1,6 @@
 /*
- * gate.c - the path of one tools/call: decide, record, ask, forward.
+ * gate.c - the path of one tools/call, and of one request for a prompt,
+ * a resource or a completion: decide, record, ask, forward.
  *
  * Nothing reaches an upstream unless decide_call() said allow AND its
  * audit row is committed (DESIGN 9, 10: a call is never forwarded
@@ -9,6 +10,9 @@
  * number of questions for one call is bounded by its destinations, and
  * an answer is accepted only for a question bouncer asked, once.
  * Clients that cannot elicit get a deny that says no human was asked.
+ * A request other than a tool call is resolved by route.c, decided by
+ * decide_request() and forwarded by route_forward(); a list is recorded
+ * and allowed.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -51,7 +55,7 @@ blocked_result(const char *reason)
 }
 
 static int
-record(struct session *s, const char *tool, const struct tool_entry *e,
+record(struct session *s, const char *tool, const char *upstream,
     const struct value *args, const char *verdict, const char *contract,
     const char *reason, const char *const *sinks, size_t nsinks)
 {
@@ -62,7 +66,7 @@ record(struct session *s, const char *tool, const struct tool_entry *e,
 	memset(&row, 0, sizeof(row));
 	row.session = s->id;
 	row.agent = s->agent;
-	row.upstream = e != NULL ? e->up->name : NULL;
+	row.upstream = upstream;
 	row.tool = tool;
 	row.verdict = verdict;
 	row.contract = contract;
@@ -88,11 +92,12 @@ gate_audit_event(struct session *s, const char *event, const char *reason)
 
 /* Records the decision; an unrecordable decision becomes a deny. */
 static void
-record_decision(struct session *s, const char *tool,
-    const struct tool_entry *e, const struct value *args, struct decision *d)
+record_decision(struct session *s, const char *tool, const char *upstream,
+    const struct value *args, struct decision *d)
 {
-	if (record(s, tool, e, args, verdict_name(d->verdict), d->contract,
-	    d->reason, (const char *const *)d->sinks, d->nsinks) == 0)
+	if (record(s, tool, upstream, args, verdict_name(d->verdict),
+	    d->contract, d->reason, (const char *const *)d->sinks,
+	    d->nsinks) == 0)
 		return;
 	if (d->verdict != VERDICT_DENY) {
 		d->verdict = VERDICT_DENY;
@@ -131,6 +136,26 @@ deny_call(struct session *s, const struct rpc_id *cid, const char *tool,
 	client_send_result(s, cid, blocked_result(reason));
 }
 
+/*
+ * A denied request that is no tool call (resources/read, prompts/get,
+ * completion/complete, ...) has no result shape to carry the reason: it
+ * gets a JSON-RPC error, Invalid params (as the spec answers a resource
+ * nobody has), whose message starts as a blocked call's text does.
+ */
+#define GATE_BLOCKED_CODE	(-32602)
+
+static void
+deny_request(struct session *s, const struct rpc_id *cid, const char *method,
+    const char *contract, const char *reason)
+{
+	char *msg;
+
+	logit("deny %s: %s: %s", method, contract, reason);
+	xasprintf(&msg, "[bouncer blocked] %s", reason);
+	client_send_error(s, cid, GATE_BLOCKED_CODE, msg);
+	free(msg);
+}
+
 /* May this client be asked through elicitation/create (form mode)? */
 static int
 client_can_elicit(const struct session *s)
@@ -162,6 +187,9 @@ ask_free(struct ask *a)
 	free(a->param);
 	free(a->value);
 	free(a->reason);
+	free(a->method);
+	free(a->key);
+	free(a->upname);
 	free(a);
 }
 
@@ -233,6 +261,40 @@ ask_send(struct session *s, struct ask *a, const struct decision *d)
 	return 0;
 }
 
+/*
+ * An ask nobody can answer, or one past the bounds (calls waiting, and
+ * questions for one call, a), becomes a deny, and is recorded as one.
+ */
+static void
+ask_bound(struct session *s, const struct ask *a, struct decision *d)
+{
+	char reason[BNC_REASON_MAX + 128];
+
+	if (d->verdict == VERDICT_ASK && !client_can_elicit(s)) {
+		snprintf(reason, sizeof(reason), "%.*s; no human could be "
+		    "asked (the client does not support elicitation)",
+		    (int)utf8_cut(d->reason, strlen(d->reason), 900),
+		    d->reason);
+		d->verdict = VERDICT_DENY;
+		memcpy(d->reason, reason, sizeof(d->reason) - 1);
+		d->reason[sizeof(d->reason) - 1] = '\0';
+		utf8_trim(d->reason);
+	} else if (d->verdict == VERDICT_ASK && a == NULL &&
+	    s->nasks >= BNC_ASKS_MAX) {
+		d->verdict = VERDICT_DENY;
+		snprintf(d->reason, sizeof(d->reason), "too many calls are "
+		    "waiting for a human");
+	} else if (d->verdict == VERDICT_ASK && a != NULL && a->rounds <= 1) {
+		snprintf(reason, sizeof(reason), "%.*s; too many questions "
+		    "for one call", (int)utf8_cut(d->reason,
+		    strlen(d->reason), 900), d->reason);
+		d->verdict = VERDICT_DENY;
+		memcpy(d->reason, reason, sizeof(d->reason) - 1);
+		d->reason[sizeof(d->reason) - 1] = '\0';
+		utf8_trim(d->reason);
+	}
+}
+
 /* Runs the decision for a call and acts on it (first time or again). */
 static void
 gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
@@ -241,35 +303,12 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 	const struct tool_entry *e;
 	const struct value *args;
 	struct decision d;
-	char reason[BNC_REASON_MAX + 128];
 
 	e = surface_find(s, tool);
 	args = value_get(params, "arguments");
 	decide_call(s, tool, e, args, flags, &d);
-	/* An ask nobody can answer is a deny, and is recorded as one. */
-	if (d.verdict == VERDICT_ASK && !client_can_elicit(s)) {
-		snprintf(reason, sizeof(reason), "%.*s; no human could be "
-		    "asked (the client does not support elicitation)",
-		    (int)utf8_cut(d.reason, strlen(d.reason), 900), d.reason);
-		d.verdict = VERDICT_DENY;
-		memcpy(d.reason, reason, sizeof(d.reason) - 1);
-		d.reason[sizeof(d.reason) - 1] = '\0';
-		utf8_trim(d.reason);
-	} else if (d.verdict == VERDICT_ASK && a == NULL &&
-	    s->nasks >= BNC_ASKS_MAX) {
-		d.verdict = VERDICT_DENY;
-		snprintf(d.reason, sizeof(d.reason), "too many calls are "
-		    "waiting for a human");
-	} else if (d.verdict == VERDICT_ASK && a != NULL && a->rounds <= 1) {
-		snprintf(reason, sizeof(reason), "%.*s; too many questions "
-		    "for one call", (int)utf8_cut(d.reason, strlen(d.reason),
-		    900), d.reason);
-		d.verdict = VERDICT_DENY;
-		memcpy(d.reason, reason, sizeof(d.reason) - 1);
-		d.reason[sizeof(d.reason) - 1] = '\0';
-		utf8_trim(d.reason);
-	}
-	record_decision(s, tool, e, args, &d);
+	ask_bound(s, a, &d);
+	record_decision(s, tool, e != NULL ? e->up->name : NULL, args, &d);
 	switch (d.verdict) {
 	case VERDICT_ALLOW:
 		gate_forward(s, e, cid, params);
@@ -346,15 +385,115 @@ gate_release_held(struct upstream *up)
 	free(h);
 }
 
+/*
+ * Runs the decision for a request that names a prompt, a resource or a
+ * completion, and acts on it as gate_run does for a call: allowed, it
+ * goes to its owner through route_forward.
+ */
+static void
+request_run(struct session *s, struct ask *a, const struct rpc_id *cid,
+    const char *method, const struct value *params, int flags)
+{
+	struct request req;
+	struct decision d;
+	char why[BNC_REASON_MAX], msg[BNC_REASON_MAX + 32];
+
+	if (route_resolve(s, method, params, &req, why, sizeof(why)) != 0) {
+		/* malformed, not judged: nothing to record (as tools/call) */
+		snprintf(msg, sizeof(msg), "Invalid params: %s", why);
+		client_send_error(s, cid, -32602, msg);
+		if (a != NULL)
+			ask_remove(s, a);
+		request_clear(&req);
+		return;
+	}
+	decide_request(s, &req, flags, &d);
+	ask_bound(s, a, &d);
+	record_decision(s, method, req.up != NULL && req.listed !=
+	    LISTED_CONTESTED ? req.up->name : NULL, params, &d);
+	switch (d.verdict) {
+	case VERDICT_ALLOW:
+		route_forward(s, req.up, method, cid, params);
+		if (a != NULL)
+			ask_remove(s, a);
+		break;
+	case VERDICT_DENY:
+		deny_request(s, cid, method, d.contract, d.reason);
+		if (a != NULL)
+			ask_remove(s, a);
+		break;
+	case VERDICT_ASK:
+		if (a == NULL) {
+			a = xcalloc(1, sizeof(*a));
+			a->s = s;
+			rpc_id_copy(&a->cid, cid);
+			a->tool = xstrdup(method);
+			a->method = xstrdup(method);
+			a->key = xstrdup(req.key);
+			a->upname = xstrdup(req.up->name);
+			a->params = params != NULL ? value_dup(params) :
+			    value_object();
+			a->rounds = (int)(d.dests < BNC_ASK_DESTS_MAX ?
+			    d.dests : BNC_ASK_DESTS_MAX) + 1;
+			s->asks[s->nasks++] = a;
+		} else
+			a->rounds--;
+		ask_send(s, a, &d);
+		break;
+	}
+	decision_clear(&d);
+	request_clear(&req);
+}
+
+void
+gate_request(struct session *s, struct rpc *m)
+{
+	request_run(s, NULL, &m->id, m->method, m->params,
+	    DECIDE_COUNT_BUDGET);
+}
+
+/*
+ * A list names nothing: it is allowed (contract default) and recorded
+ * like any request before it reaches the upstream, which must be
+ * running.
+ */
+int
+gate_list(struct session *s, struct upstream *up, const struct rpc *m,
+    const struct value *params)
+{
+	struct decision d;
+	int r = 0;
+
+	memset(&d, 0, sizeof(d));
+	d.verdict = VERDICT_ALLOW;
+	d.contract = "default";
+	if (up->state != UP_READY) {
+		d.verdict = VERDICT_DENY;
+		snprintf(d.reason, sizeof(d.reason), "upstream \"%.64s\" is "
+		    "not running", up->name);
+	}
+	record_decision(s, m->method, up->name, params, &d);
+	if (d.verdict != VERDICT_ALLOW) {
+		deny_request(s, &m->id, m->method, d.contract, d.reason);
+		r = -1;
+	}
+	return r;
+}
+
 /* Records the call an ask was for as denied, for why; the reason in
  * reason[BNC_REASON_MAX + 64]. */
 static void
 ask_record_deny(struct session *s, struct ask *a, const char *why,
     char *reason)
 {
+	const struct tool_entry *e = NULL;
+
 	snprintf(reason, BNC_REASON_MAX + 64, "%s (%s)", a->reason, why);
 	utf8_trim(reason);
-	if (record(s, a->tool, surface_find(s, a->tool),
+	if (a->method == NULL)
+		e = surface_find(s, a->tool);
+	if (record(s, a->tool, a->method != NULL ? a->upname : e != NULL ?
+	    e->up->name : NULL, a->method != NULL ? a->params :
 	    value_get(a->params, "arguments"), "deny", a->contract, reason,
 	    (const char *const *)a->sinks, a->nsinks) != 0)
 		error("audit: cannot record the denied ask");
@@ -366,7 +505,10 @@ ask_deny(struct session *s, struct ask *a, const char *why)
 	char reason[BNC_REASON_MAX + 64];
 
 	ask_record_deny(s, a, why, reason);
-	deny_call(s, &a->cid, a->tool, a->contract, reason);
+	if (a->method != NULL)
+		deny_request(s, &a->cid, a->tool, a->contract, reason);
+	else
+		deny_call(s, &a->cid, a->tool, a->contract, reason);
 	ask_remove(s, a);
 }
 
@@ -414,15 +556,19 @@ gate_client_answer(struct session *s, struct rpc *m)
 	}
 	if (a->once)
 		a->confirmed = 1;
-	else if (a->param != NULL && approvals_add(s->approvals, a->tool,
-	    a->param, a->value, a->len) != 0) {
+	else if (a->param != NULL && approvals_add(s->approvals,
+	    a->key != NULL ? a->key : a->tool, a->param, a->value,
+	    a->len) != 0) {
 		ask_deny(s, a, "too many approvals in this session");
 		return 1;
 	}
 	if (a->confirmed)
 		flags |= DECIDE_CONFIRMED;
 	verbose("ask for %s accepted", a->tool);
-	gate_run(s, a, &a->cid, a->tool, a->params, flags);
+	if (a->method != NULL)
+		request_run(s, a, &a->cid, a->method, a->params, flags);
+	else
+		gate_run(s, a, &a->cid, a->tool, a->params, flags);
 	return 1;
 }
 

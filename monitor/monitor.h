@@ -31,6 +31,8 @@
 
 struct approvals;
 struct audit;
+struct request;
+struct uritemplate;
 struct config;
 struct policy;
 struct taint;
@@ -99,6 +101,9 @@ struct pending {
 	char		*tool;		/* tools/call: the name the client used */
 	int		 route_list;	/* ROUTE_LIST_*: remember what it names */
 	int		 route_index;	/* paged across upstreams, or -1 */
+	int		 req_kind;	/* a read or get: POLICY_RESOURCE or
+					 * POLICY_PROMPT, for its result */
+	char		*req_name;	/* its URI or prompt name */
 };
 
 #define ROUTE_LIST_RESOURCES	1
@@ -106,14 +111,19 @@ struct pending {
 #define ROUTE_LIST_PROMPTS	3
 
 /*
- * A resource URI ('r') or prompt name ('p') and who listed it; other:
- * a second upstream listed it too, and it is routed to neither.
+ * A resource URI ('r'), resource template ('t') or prompt name ('p') and
+ * who listed it (a URI also: who linked to it in a result); other: a
+ * second upstream listed it too, and it is routed to neither.
  */
 struct route {
 	char		 kind;
 	char		*name;
 	struct upstream	*up;
 	struct upstream	*other;
+	struct uritemplate *tmpl;	/* 't': compiled (NULL: matches
+					 * nothing) */
+	char		**args;		/* 'p': the arguments it declares */
+	size_t		 nargs;
 };
 
 /* A request an upstream sent to the client, relayed with our id. */
@@ -209,6 +219,10 @@ struct ask {
 	size_t		 len;
 	int		 once;		/* a confirmation, not remembered */
 	int		 confirmed;	/* a human confirmed this call */
+	char		*method;	/* NULL: a tools/call; else the method
+					 * of a request route.c forwards */
+	char		*key;		/* requests: what approvals call it */
+	char		*upname;	/* requests: its owner (the audit) */
 	int		 rounds;	/* questions left for this call */
 	char		*reason;	/* the question's reason */
 	const char	*contract;	/* the contract that asked (static) */
@@ -262,6 +276,7 @@ struct session {
 	size_t			 nasks;
 	struct route		*routes;
 	size_t			 nroutes;
+	size_t			 ntemplates;	/* 't' routes */
 };
 
 /* monitor.c */
@@ -313,6 +328,8 @@ void	 upstream_pending_tool(struct upstream *, int64_t uid,
 	    const char *tool);
 void	 upstream_pending_route(struct upstream *, int64_t uid, int list,
 	    int index);
+void	 upstream_pending_request(struct upstream *, int64_t uid, int kind,
+	    const char *name);
 void	 upstream_notify(struct upstream *, const char *method,
 	    struct value *params);
 void	 upstream_reply(struct upstream *, const struct rpc_id *,
@@ -339,10 +356,31 @@ void	 gate_cancel_all(struct session *);
  * for a changed tool list): 1 if it was there; it is not forwarded. */
 int	 gate_cancel(struct session *, const struct rpc_id *cid);
 
+/*
+ * The path of a request for a prompt, a resource or a completion: decide,
+ * record, ask, forward through route_forward; and of a list request:
+ * record, then forward (0), or deny (-1, the client was answered).
+ */
+void	 gate_request(struct session *, struct rpc *);
+int	 gate_list(struct session *, struct upstream *, const struct rpc *,
+	    const struct value *params);
+
 /* route.c: resources, prompts and completions across upstreams */
 void	 route_request(struct session *, struct rpc *, const char *cap);
 void	 route_result(struct upstream *, int list, int index,
 	    struct value *result);
+/*
+ * What a request names and who listed it, for decide_request.  0, or -1
+ * for a malformed request (why says what is missing: -32602).  Clear
+ * req with request_clear either way.
+ */
+int	 route_resolve(struct session *, const char *method,
+	    const struct value *params, struct request *req, char *why,
+	    size_t whylen);
+/* Sends the client's request (a copy of params) to up with the client's
+ * id; answers the client itself if it cannot. */
+void	 route_forward(struct session *, struct upstream *, const char *method,
+	    const struct rpc_id *cid, const struct value *params);
 
 /* surface.c: pins and the merged tool surface */
 int	 surface_pin(struct upstream *, struct value *tools, char *err,

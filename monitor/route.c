@@ -1,17 +1,21 @@
 /*
  * route.c - resources, prompts and completions across upstreams.
  *
- * With one upstream that declares a capability, its requests pass
- * through untouched.  With several, list requests are paged through the
- * upstreams in configuration order under bouncer's own cursor
- * ("bncr.<n>.<the upstream's cursor>"), and what the lists name (resource
- * URIs, prompt names) is remembered, so a read, a get, a subscription or
- * a completion goes to the upstream that listed it.  A name no upstream
- * listed is refused rather than guessed, and so is a name two upstreams
- * listed (DESIGN 5, Names): it has no one owner, and listing order must
- * not pick one.  Such a name is left out of the lists from then on.
- * This file routes only; what comes back is untrusted like everything
- * else (decide_result).
+ * A list request goes to the upstreams that declared the capability; with
+ * several, it is paged through them in configuration order under
+ * bouncer's own cursor ("bncr.<n>.<the upstream's cursor>").  What the
+ * lists name is remembered: resource URIs, resource templates and prompt
+ * names (with the arguments a prompt declares), and the URIs of the
+ * resource links and embedded resources in the results an upstream
+ * returns.  A read, a get, a subscription or a completion names one of
+ * those, and route_resolve says which, and whose: the upstream that
+ * listed it exactly, else the one whose templates produce the URI.  A
+ * name two upstreams claim has no owner (DESIGN 5, Names): listing order
+ * must not pick one, so it is left out of the lists from then on, and
+ * what the policy forbids is never listed.  This file routes and
+ * remembers only: gate.c decides and records before route_forward sends
+ * anything, and what comes back is untrusted like everything else
+ * (decide_result).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -22,29 +26,49 @@
 #include <string.h>
 
 #include "bounds.h"
+#include "decide.h"
+#include "err.h"
 #include "log.h"
 #include "monitor.h"
+#include "policy.h"
+#include "uritemplate.h"
 #include "utf8.h"
 #include "value.h"
 #include "xmalloc.h"
 
 #define ROUTE_CURSOR	"bncr."
 
-/* Which list a method is, and the key its entries are remembered by. */
+/* Which list a method is, and what a request names. */
 static const struct route_method {
 	const char	*method;
 	int		 list;		/* ROUTE_LIST_* or 0 */
 	const char	*param;		/* what a non-list request names */
-	char		 kind;		/* 'r' resource, 'p' prompt */
+	enum request_kind req;		/* 0 for a list; a completion's
+					 * kind depends on its ref */
+	int		 result;	/* POLICY_* whose taint_source says
+					 * what its result is, or 0 */
 } route_methods[] = {
-	{ "resources/list",		ROUTE_LIST_RESOURCES, NULL, 'r' },
-	{ "resources/templates/list",	ROUTE_LIST_TEMPLATES, NULL, 'r' },
-	{ "prompts/list",		ROUTE_LIST_PROMPTS, NULL, 'p' },
-	{ "resources/read",		0, "uri", 'r' },
-	{ "resources/subscribe",	0, "uri", 'r' },
-	{ "resources/unsubscribe",	0, "uri", 'r' },
-	{ "prompts/get",		0, "name", 'p' },
-	{ "completion/complete",	0, NULL, 0 },
+	{ "resources/list", ROUTE_LIST_RESOURCES, NULL, 0, 0 },
+	{ "resources/templates/list", ROUTE_LIST_TEMPLATES, NULL, 0, 0 },
+	{ "prompts/list", ROUTE_LIST_PROMPTS, NULL, 0, 0 },
+	{ "resources/read", 0, "uri", REQ_RESOURCE, POLICY_RESOURCE },
+	{ "resources/subscribe", 0, "uri", REQ_RESOURCE, 0 },
+	{ "resources/unsubscribe", 0, "uri", REQ_RESOURCE, 0 },
+	{ "prompts/get", 0, "name", REQ_PROMPT, POLICY_PROMPT },
+	{ "completion/complete", 0, NULL, REQ_COMPLETE_PROMPT, 0 },
+};
+
+/* What a list's entries are, by ROUTE_LIST_*. */
+static const struct route_list {
+	const char	*array;
+	const char	*key;
+	char		 kind;
+	int		 policy;	/* POLICY_* of its forbidden marks */
+} route_lists[] = {
+	[ROUTE_LIST_RESOURCES] = { "resources", "uri", 'r', POLICY_RESOURCE },
+	[ROUTE_LIST_TEMPLATES] = { "resourceTemplates", "uriTemplate", 't',
+	    POLICY_RESOURCE },
+	[ROUTE_LIST_PROMPTS] = { "prompts", "name", 'p', POLICY_PROMPT },
 };
 
 static const struct route_method *
@@ -73,7 +97,8 @@ candidates(struct session *s, const char *cap, struct upstream **out)
 static const char *
 kind_name(char kind)
 {
-	return kind == 'p' ? "prompt" : "resource";
+	return kind == 'p' ? "prompt" : kind == 't' ? "resource template" :
+	    "resource";
 }
 
 static struct route *
@@ -88,7 +113,26 @@ route_lookup(struct session *s, char kind, const char *name)
 	return NULL;
 }
 
+/* A template that cannot be compiled is kept, and matches nothing. */
 static void
+compile_template(struct route *r)
+{
+	char shown[256];
+	int e;
+
+	if ((e = uritemplate_compile(r->name, &r->tmpl)) == 0)
+		return;
+	utf8_escape(shown, sizeof(shown), r->name, strlen(r->name));
+	logit("upstream %s: resource template '%s' %s; no URI matches it",
+	    r->up->name, shown, e == -BNC_ERR_TOO_LARGE ? "is too large to "
+	    "match" : "is not an RFC 6570 template");
+}
+
+/*
+ * Remembers that up listed (or linked to) name; returns its route, or
+ * NULL when the table is full.
+ */
+static struct route *
 route_remember(struct session *s, struct upstream *up, char kind,
     const char *name)
 {
@@ -97,7 +141,7 @@ route_remember(struct session *s, struct upstream *up, char kind,
 
 	if ((r = route_lookup(s, kind, name)) != NULL) {
 		if (r->up == up || r->other != NULL)
-			return;
+			return r;
 		/* Two owners is none: said once, here. */
 		r->other = up;
 		utf8_escape(shown, sizeof(shown), name, strlen(name));
@@ -106,37 +150,127 @@ route_remember(struct session *s, struct upstream *up, char kind,
 		    "for", kind_name(kind), shown, r->up->name, up->name);
 		logit("%s", msg);
 		gate_audit_event(s, "name-withheld", msg);
-		return;
+		return r;
 	}
-	if (s->nroutes >= BNC_ROUTES_MAX) {
+	if (s->nroutes >= BNC_ROUTES_MAX ||
+	    (kind == 't' && s->ntemplates >= BNC_TEMPLATES_MAX)) {
 		debug("routes full; %s not remembered", name);
-		return;
+		return NULL;
 	}
 	s->routes = xreallocarray(s->routes, s->nroutes + 1,
 	    sizeof(*s->routes));
-	s->routes[s->nroutes].kind = kind;
-	s->routes[s->nroutes].name = xstrdup(name);
-	s->routes[s->nroutes].up = up;
-	s->routes[s->nroutes].other = NULL;
-	s->nroutes++;
+	r = &s->routes[s->nroutes++];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->name = xstrdup(name);
+	r->up = up;
+	if (kind == 't') {
+		s->ntemplates++;
+		compile_template(r);
+	}
+	return r;
 }
 
+/* The argument names a prompt declares (its prompts/list entry). */
 static void
-forward(struct session *s, struct upstream *up, struct rpc *m,
-    struct value *params, int list, int index)
+remember_args(struct route *r, const struct value *def)
 {
-	const struct value *meta;
+	const struct value *args = value_get(def, "arguments");
+	const char *name;
+	size_t i;
+
+	for (i = 0; i < r->nargs; i++)
+		free(r->args[i]);
+	free(r->args);
+	r->args = NULL;
+	r->nargs = 0;
+	if (!value_is(args, V_ARRAY))
+		return;
+	r->args = xcalloc(args->u.a.n + 1, sizeof(*r->args));
+	for (i = 0; i < args->u.a.n && r->nargs < BNC_PROMPT_ARGS_MAX; i++)
+		if ((name = value_get_str(args->u.a.v[i], "name")) != NULL)
+			r->args[r->nargs++] = xstrdup(name);
+}
+
+/* A resource link or an embedded resource names a URI of its upstream. */
+static void
+note_block(struct upstream *up, const struct value *b)
+{
+	const char *type = value_get_str(b, "type"), *uri = NULL;
+
+	if (type == NULL)
+		return;
+	if (strcmp(type, "resource_link") == 0)
+		uri = value_get_str(b, "uri");
+	else if (strcmp(type, "resource") == 0)
+		uri = value_get_str(value_get(b, "resource"), "uri");
+	if (uri != NULL)
+		route_remember(up->s, up, 'r', uri);
+}
+
+/*
+ * The content blocks of a result: a tool result's "content", and each
+ * of a prompt's "messages" (one block, or a list of them).
+ */
+static void
+note_links(struct upstream *up, const struct value *result)
+{
+	const struct value *a, *c;
+	size_t i, j;
+
+	if (value_is(a = value_get(result, "content"), V_ARRAY))
+		for (i = 0; i < a->u.a.n; i++)
+			note_block(up, a->u.a.v[i]);
+	if (!value_is(a = value_get(result, "messages"), V_ARRAY))
+		return;
+	for (i = 0; i < a->u.a.n; i++) {
+		c = value_get(a->u.a.v[i], "content");
+		if (value_is(c, V_OBJECT))
+			note_block(up, c);
+		else if (value_is(c, V_ARRAY))
+			for (j = 0; j < c->u.a.n; j++)
+				note_block(up, c->u.a.v[j]);
+	}
+}
+
+void
+route_forward(struct session *s, struct upstream *up, const char *method,
+    const struct rpc_id *cid, const struct value *params)
+{
+	const struct route_method *rm = find_method(method);
+	struct value *p;
 	int64_t uid;
 
-	meta = value_get(params, "_meta");
 	if (up->state != UP_READY) {
-		value_free(params);
-		client_send_error(s, &m->id, -32603, "Internal error: "
+		client_send_error(s, cid, -32603, "Internal error: "
 		    "upstream is not running");
 		return;
 	}
-	if ((uid = upstream_request(up, m->method, params, PEND_FORWARD,
-	    &m->id, value_get(meta, "progressToken"))) == -1) {
+	p = params != NULL ? value_dup(params) : value_object();
+	if ((uid = upstream_request(up, method, p, PEND_FORWARD, cid,
+	    value_get(value_get(params, "_meta"), "progressToken"))) == -1) {
+		client_send_error(s, cid, -32603,
+		    "Internal error: too many requests in flight");
+		return;
+	}
+	if (rm != NULL && rm->result != 0)
+		upstream_pending_request(up, uid, rm->result,
+		    value_get_str(params, rm->param));
+}
+
+/* Forwards a list to one upstream of several, index: its place. */
+static void
+forward_page(struct session *s, struct upstream *up, struct rpc *m,
+    const struct value *params, int list, int index)
+{
+	struct value *p;
+	int64_t uid;
+
+	if (gate_list(s, up, m, params) != 0)
+		return;
+	p = value_dup(params);
+	if ((uid = upstream_request(up, m->method, p, PEND_FORWARD, &m->id,
+	    value_get(value_get(params, "_meta"), "progressToken"))) == -1) {
 		client_send_error(s, &m->id, -32603,
 		    "Internal error: too many requests in flight");
 		return;
@@ -144,42 +278,13 @@ forward(struct session *s, struct upstream *up, struct rpc *m,
 	upstream_pending_route(up, uid, list, index);
 }
 
-/* A completion names its prompt or resource in params.ref. */
-static struct route *
-completion_target(struct session *s, const struct value *params)
-{
-	const struct value *ref = value_get(params, "ref");
-	const char *name;
-
-	if ((name = value_get_str(ref, "uri")) != NULL)
-		return route_lookup(s, 'r', name);
-	if ((name = value_get_str(ref, "name")) != NULL)
-		return route_lookup(s, 'p', name);
-	return NULL;
-}
-
-/* A request for a name two upstreams listed: refused, and audited. */
-static void
-refuse_contested(struct session *s, struct rpc *m, const struct route *r)
-{
-	char shown[256], msg[BNC_REASON_MAX];
-
-	utf8_escape(shown, sizeof(shown), r->name, strlen(r->name));
-	snprintf(msg, sizeof(msg), "Invalid params: %s '%s' is listed by "
-	    "upstreams %s and %s; bouncer routes it to neither",
-	    kind_name(r->kind), shown, r->up->name, r->other->name);
-	gate_audit_event(s, "name-refused", msg);
-	client_send_error(s, &m->id, -32602, msg);
-}
-
 void
 route_request(struct session *s, struct rpc *m, const char *cap)
 {
 	struct upstream *cand[BNC_UPSTREAMS_MAX];
 	const struct route_method *rm;
-	const struct route *r = NULL;
-	struct value *params;
-	const char *cur, *dot, *name;
+	struct value *params = NULL;
+	const char *cur, *dot;
 	char *end;
 	unsigned long idx = 0;
 	size_t n;
@@ -190,98 +295,247 @@ route_request(struct session *s, struct rpc *m, const char *cap)
 		client_send_error(s, &m->id, -32601, "Method not found");
 		return;
 	}
+	if (rm->list == 0) {
+		gate_request(s, m);
+		return;
+	}
 	params = m->params != NULL ? value_dup(m->params) : value_object();
-	if (rm->list == 0 && rm->param != NULL &&
-	    (name = value_get_str(params, rm->param)) != NULL)
-		r = route_lookup(s, rm->kind, name);
-	else if (rm->list == 0 && rm->param == NULL)
-		r = completion_target(s, params);
-	/* one upstream can complete what two listed: still neither's */
-	if (r != NULL && r->other != NULL) {
-		value_free(params);
-		refuse_contested(s, m, r);
-		return;
-	}
 	if (n == 1) {
-		forward(s, cand[0], m, params, rm->list, -1);
-		return;
+		forward_page(s, cand[0], m, params, rm->list, -1);
+		goto out;
 	}
-	if (rm->list) {
-		if ((cur = value_get_str(params, "cursor")) != NULL) {
-			if (strncmp(cur, ROUTE_CURSOR,
-			    sizeof(ROUTE_CURSOR) - 1) != 0 ||
-			    cur[sizeof(ROUTE_CURSOR) - 1] < '0' ||
-			    cur[sizeof(ROUTE_CURSOR) - 1] > '9')
-				goto badcursor;
-			idx = strtoul(cur + sizeof(ROUTE_CURSOR) - 1, &end, 10);
-			if (*end != '.' || idx >= n)
-				goto badcursor;
-			dot = end + 1;
-			if (*dot == '\0')
-				value_free(value_object_take(params, "cursor"));
-			else
-				value_object_put(params, "cursor",
-				    value_string(dot));
-		}
-		forward(s, cand[idx], m, params, rm->list, (int)idx);
-		return;
+	if ((cur = value_get_str(params, "cursor")) != NULL) {
+		if (strncmp(cur, ROUTE_CURSOR, sizeof(ROUTE_CURSOR) - 1) != 0 ||
+		    cur[sizeof(ROUTE_CURSOR) - 1] < '0' ||
+		    cur[sizeof(ROUTE_CURSOR) - 1] > '9')
+			goto badcursor;
+		idx = strtoul(cur + sizeof(ROUTE_CURSOR) - 1, &end, 10);
+		if (*end != '.' || idx >= n)
+			goto badcursor;
+		dot = end + 1;
+		if (*dot == '\0')
+			value_free(value_object_take(params, "cursor"));
+		else
+			value_object_put(params, "cursor", value_string(dot));
 	}
-	if (r == NULL) {
-		value_free(params);
-		client_send_error(s, &m->id, -32602, "Invalid params: no "
-		    "upstream listed this; list it first");
-		return;
-	}
-	forward(s, r->up, m, params, 0, -1);
-	return;
+	forward_page(s, cand[idx], m, params, rm->list, (int)idx);
+	goto out;
  badcursor:
-	value_free(params);
 	client_send_error(s, &m->id, -32602, "Invalid params: unknown cursor");
+ out:
+	value_free(params);
+}
+
+/* The owner of a URI listed, linked or produced by a template. */
+static void
+resolve_uri(struct session *s, const char *uri, struct request *req)
+{
+	const struct route *r;
+	size_t i, work = BNC_URITEMPLATE_WORK_MAX;
+	int m;
+
+	if ((r = route_lookup(s, 'r', uri)) != NULL) {
+		req->up = r->up;
+		req->other = r->other;
+		req->listed = r->other != NULL ? LISTED_CONTESTED :
+		    LISTED_EXACT;
+		return;
+	}
+	for (i = 0; i < s->nroutes; i++) {
+		r = &s->routes[i];
+		if (r->kind != 't' || r->tmpl == NULL)
+			continue;
+		if ((m = uritemplate_match(r->tmpl, uri, strlen(uri),
+		    &work)) < 0) {
+			req->listed = LISTED_UNSURE;
+			return;
+		}
+		if (m == 0)
+			continue;
+		/* the second claimant is enough to make it nobody's */
+		if (r->other != NULL || (req->up != NULL && req->up != r->up)) {
+			req->other = r->other != NULL ? r->other : r->up;
+			if (req->up == NULL)
+				req->up = r->up;
+			req->listed = LISTED_CONTESTED;
+			return;
+		}
+		req->up = r->up;
+		req->listed = LISTED_TEMPLATE;
+		req->templates = xreallocarray(req->templates,
+		    req->ntemplates + 1, sizeof(*req->templates));
+		req->templates[req->ntemplates++] = r->name;
+	}
+}
+
+/* The owner of a name listed exactly (kinds in order of preference). */
+static void
+resolve_exact(struct session *s, const char *kinds, const char *name,
+    struct request *req)
+{
+	const struct route *r = NULL;
+
+	for (; *kinds != '\0' && r == NULL; kinds++)
+		r = route_lookup(s, *kinds, name);
+	if (r == NULL)
+		return;
+	req->up = r->up;
+	req->other = r->other;
+	req->listed = r->other != NULL ? LISTED_CONTESTED : LISTED_EXACT;
+	req->declared = r->args;
+	req->ndeclared = r->nargs;
 }
 
 /*
- * A routed list came back: remember what it names, and turn its
- * nextCursor into bouncer's, moving on to the next upstream at its end.
+ * A completion: what its ref names (a prompt, or a resource or template
+ * listed exactly) and the values it sends: the argument being completed
+ * and the ones already chosen (context.arguments), by name.
+ */
+static int
+resolve_completion(struct session *s, const struct value *params,
+    struct request *req, char *why, size_t whylen)
+{
+	const struct value *ref, *arg, *ctx, *v;
+	const char *type, *name;
+	size_t i;
+
+	ref = value_get(params, "ref");
+	type = value_get_str(ref, "type");
+	arg = value_get(params, "argument");
+	if ((name = value_get_str(arg, "name")) == NULL ||
+	    (v = value_get(arg, "value")) == NULL) {
+		snprintf(why, whylen, "completion/complete needs an argument "
+		    "with a name and a value");
+		return -1;
+	}
+	req->args = value_object();
+	if (value_is(ctx = value_get(value_get(params, "context"),
+	    "arguments"), V_OBJECT))
+		for (i = 0; i < ctx->u.o.n; i++)
+			value_object_put(req->args, ctx->u.o.m[i].key,
+			    value_dup(ctx->u.o.m[i].val));
+	value_object_put(req->args, name, value_dup(v));
+	if ((type == NULL || strcmp(type, "ref/prompt") == 0) &&
+	    (req->name = value_get_str(ref, "name")) != NULL) {
+		req->kind = REQ_COMPLETE_PROMPT;
+		resolve_exact(s, "p", req->name, req);
+		return 0;
+	}
+	if ((type == NULL || strcmp(type, "ref/resource") == 0) &&
+	    (req->name = value_get_str(ref, "uri")) != NULL) {
+		req->kind = REQ_COMPLETE_RESOURCE;
+		resolve_exact(s, "tr", req->name, req);
+		req->declared = NULL;
+		req->ndeclared = 0;
+		return 0;
+	}
+	snprintf(why, whylen, "completion/complete needs a ref/prompt with a "
+	    "name or a ref/resource with a uri");
+	return -1;
+}
+
+int
+route_resolve(struct session *s, const char *method,
+    const struct value *params, struct request *req, char *why,
+    size_t whylen)
+{
+	const struct route_method *rm;
+	const struct value *args;
+
+	memset(req, 0, sizeof(*req));
+	req->method = method;
+	if ((rm = find_method(method)) == NULL || rm->list != 0) {
+		snprintf(why, whylen, "%s names nothing", method);
+		return -1;
+	}
+	req->kind = rm->req;
+	if (rm->param != NULL &&
+	    (req->name = value_get_str(params, rm->param)) == NULL) {
+		snprintf(why, whylen, "%s needs a string \"%s\"", method,
+		    rm->param);
+		return -1;
+	}
+	switch (rm->req) {
+	case REQ_RESOURCE:
+		req->args = value_object();
+		value_object_put(req->args, "uri", value_string(req->name));
+		resolve_uri(s, req->name, req);
+		break;
+	case REQ_PROMPT:
+		args = value_get(params, "arguments");
+		if (args != NULL && !value_is(args, V_OBJECT)) {
+			snprintf(why, whylen, "arguments must be an object");
+			return -1;
+		}
+		req->args = args != NULL ? value_dup(args) : value_object();
+		resolve_exact(s, "p", req->name, req);
+		break;
+	default:
+		if (resolve_completion(s, params, req, why, whylen) != 0)
+			return -1;
+		break;
+	}
+	xasprintf(&req->key, "%s/%s", req->kind == REQ_PROMPT ||
+	    req->kind == REQ_COMPLETE_PROMPT ? "prompt" : "resource",
+	    req->kind == REQ_PROMPT || req->kind == REQ_COMPLETE_PROMPT ?
+	    req->name : "");
+	return 0;
+}
+
+/* What the policy forbids is never listed (bouncer-policy(5)). */
+static int
+forbidden(struct upstream *up, int list, const char *name)
+{
+	if (up->s->policy == NULL)
+		return 0;
+	return policy_request_forbidden(up->s->policy, up->name,
+	    route_lists[list].policy, name);
+}
+
+/*
+ * A forwarded request came back: remember the URIs its content links
+ * to; for a list, what it names, and turn its nextCursor into bouncer's,
+ * moving on to the next upstream at its end.
  */
 void
 route_result(struct upstream *up, int list, int index, struct value *result)
 {
-	static const char *const arrays[] = {
-		[ROUTE_LIST_RESOURCES] = "resources",
-		[ROUTE_LIST_TEMPLATES] = "resourceTemplates",
-		[ROUTE_LIST_PROMPTS] = "prompts",
-	};
-	static const char *const keys[] = {
-		[ROUTE_LIST_RESOURCES] = "uri",
-		[ROUTE_LIST_TEMPLATES] = "uriTemplate",
-		[ROUTE_LIST_PROMPTS] = "name",
-	};
 	struct session *s = up->s;
 	struct upstream *cand[BNC_UPSTREAMS_MAX];
-	const struct route *r;
-	struct value *arr;
+	const struct route_list *rl;
+	struct route *r;
+	struct value *arr, *e;
 	const char *name, *next;
-	char *cursor, kind = list == ROUTE_LIST_PROMPTS ? 'p' : 'r';
+	char *cursor;
 	size_t i, n, kept;
 
-	if (list == 0 || !value_is(result, V_OBJECT))
+	if (!value_is(result, V_OBJECT))
 		return;
-	arr = value_get(result, arrays[list]);
-	if (value_is(arr, V_ARRAY) && list != ROUTE_LIST_TEMPLATES) {
-		for (i = 0; i < arr->u.a.n; i++)
-			if ((name = value_get_str(arr->u.a.v[i],
-			    keys[list])) != NULL)
-				route_remember(s, up, kind, name);
+	if (list == 0) {
+		note_links(up, result);
+		return;
+	}
+	rl = &route_lists[list];
+	arr = value_get(result, rl->array);
+	if (value_is(arr, V_ARRAY)) {
+		for (i = 0; i < arr->u.a.n; i++) {
+			e = arr->u.a.v[i];
+			if ((name = value_get_str(e, rl->key)) == NULL)
+				continue;
+			r = route_remember(s, up, rl->kind, name);
+			if (r != NULL && r->kind == 'p' && r->up == up)
+				remember_args(r, e);
+		}
 		/* what two upstreams list is shown for neither */
 		for (i = kept = 0; i < arr->u.a.n; i++) {
-			if ((name = value_get_str(arr->u.a.v[i],
-			    keys[list])) != NULL &&
-			    (r = route_lookup(s, kind, name)) != NULL &&
-			    r->other != NULL) {
-				value_free(arr->u.a.v[i]);
+			e = arr->u.a.v[i];
+			if ((name = value_get_str(e, rl->key)) != NULL &&
+			    (((r = route_lookup(s, rl->kind, name)) != NULL &&
+			    r->other != NULL) || forbidden(up, list, name))) {
+				value_free(e);
 				continue;
 			}
-			arr->u.a.v[kept++] = arr->u.a.v[i];
+			arr->u.a.v[kept++] = e;
 		}
 		arr->u.a.n = kept;
 	}

@@ -148,6 +148,7 @@ upstream_drop_pending(struct upstream *up, struct pending *p)
 	value_free(p->progress);
 	free(p->method);
 	free(p->tool);
+	free(p->req_name);
 	up->pend[i] = up->pend[--up->npend];
 }
 
@@ -177,6 +178,20 @@ upstream_pending_route(struct upstream *up, int64_t uid, int list, int index)
 			up->pend[i].route_index = index;
 			return;
 		}
+}
+
+/* Names the prompt or resource a forwarded get or read is for. */
+void
+upstream_pending_request(struct upstream *up, int64_t uid, int kind,
+    const char *name)
+{
+	struct pending *p;
+
+	if (name == NULL || (p = pend_find(up, uid)) == NULL)
+		return;
+	free(p->req_name);
+	p->req_kind = kind;
+	p->req_name = xstrdup(name);
 }
 
 int64_t
@@ -482,8 +497,12 @@ on_forward(struct upstream *up, struct pending *p, struct rpc *m)
 	out.id = p->cid;
 	/* Everything an upstream returns is untrusted from now on. */
 	if (m->kind == RPC_RESULT) {
-		decide_result(s, p->tool != NULL ? surface_find(s, p->tool) :
-		    NULL, m->result);
+		if (p->req_name != NULL)
+			decide_request_result(s, up, p->req_kind, p->req_name,
+			    m->result);
+		else
+			decide_result(s, p->tool != NULL ?
+			    surface_find(s, p->tool) : NULL, m->result);
 		route_result(up, p->route_list, p->route_index, m->result);
 		out.result = m->result;
 	} else {

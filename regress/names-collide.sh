@@ -93,7 +93,7 @@ expect_line "$(f_result 10) and [.result.prompts[].name] == [\"greet\"]"
 request 11 prompts/list '{"cursor":"bncr.1."}'
 expect_line "$(f_result 11) and [.result.prompts[].name] == [\"other_only\"]"
 request 12 prompts/get '{"name":"greet"}'
-expect_line "$(f_error 12 -32602) and .error.message == \"Invalid params: prompt 'greet' is listed by upstreams mail and other; bouncer routes it to neither\""
+expect_line "$(f_error 12 -32602) and .error.message == \"[bouncer blocked] prompt 'greet' is listed by upstreams mail and other; bouncer routes it to neither\""
 request 13 prompts/get '{"name":"other_only"}'
 expect_line "$(f_result 13)"
 request 14 resources/list
@@ -140,8 +140,13 @@ done
     map(select(contains("resource '"'doc://shared'"'"))) | length) == 1
     and length == 4' >/dev/null ||
     fail "withheld names not audited once each: $("$AUDIT" -D "$DB" -j -T name-withheld)"
-"$AUDIT" -D "$DB" -j -T name-refused | jq -e -s 'length == 3' >/dev/null ||
-    fail "refusals not audited: $("$AUDIT" -D "$DB" -j -T name-refused)"
+for m in prompts/get resources/read completion/complete; do
+	"$AUDIT" -D "$DB" -j -T "$m" | jq -e -s 'map(select(.verdict == "deny"
+	    and .contract == "grant" and .upstream == null and
+	    (.reason | endswith("; bouncer routes it to neither")))) |
+	    length == 1' >/dev/null ||
+	    fail "the refused $m has no deny row: $("$AUDIT" -D "$DB" -j -T "$m")"
+done
 n=$(grep -c "^bouncer-monitor: tool 'mail__send_email' of upstream other is withheld" "$MONLOG")
 [ "$n" = 1 ] || fail "the withheld tool is logged $n times"
 grep -q "prompt 'greet' is listed by upstreams mail and other: withheld" \

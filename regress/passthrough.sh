@@ -2,7 +2,9 @@
 #
 # regress/passthrough.sh - prompts/*, resources/*, logging/setLevel and
 # completion/complete are passed through to the upstream that declared
-# the capability, and bouncer declares those capabilities only then.
+# the capability, and bouncer declares those capabilities only then; a
+# resource or prompt the upstream never listed is refused by bouncer,
+# with one upstream too, and never reaches it.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -33,18 +35,21 @@ expect_line "$(f_result 3) and .result.resources[0].uri == \"mock://readme\""
 request '"r-4"' resources/read '{"uri":"mock://readme"}'
 expect_line "$(f_result '"r-4"') and
     .result.contents[0].text == \"This is the mock upstream's readme.\""
-# the upstream's error comes back with the client's id
+# what the upstream never listed is not asked for
 request 5 resources/read '{"uri":"mock://nothing"}'
-expect_line "$(f_error 5 -32002)"
+expect_line "$(f_error 5 -32602) and (.error.message | startswith(\"[bouncer blocked] resource 'mock://nothing' was not listed\"))"
 request 6 prompts/get '{"name":"nope"}'
-expect_line "$(f_error 6 -32602)"
+expect_line "$(f_error 6 -32602) and .error.message == \"[bouncer blocked] prompt 'nope' was not listed by any upstream\""
 request 7 logging/setLevel '{"level":"debug"}'
 expect_line '.id == 7 and .result == {}'
 request 8 completion/complete '{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"who","value":"a"}}'
 expect_line "$(f_result 8) and .result.completion.values == [\"alpha\",\"beta\"]"
 ping_ok 9
 
-# The upstream saw the same params.
+# The upstream saw the same params, and nothing it did not list.
+jq -e -s '[.[] | select(.params.uri == "mock://nothing" or
+    .params.name == "nope")] == []' "$up" >/dev/null ||
+    fail "an unlisted name reached the upstream"
 jq -se 'map(select(.method == "prompts/get"))[0].params ==
     {"name":"greet","arguments":{"who":"Ada"}}' "$up" >/dev/null ||
     fail "prompts/get params changed on the way: $(grep prompts/get "$up")"
