@@ -6,7 +6,12 @@
 # from the server; a tools/call comes back with the server's answer; a tool
 # that does not exist ends with the inspector's tool-error exit status 5.
 # The inspector declares roots, so the server's roots/list also crosses
-# bouncer to the client and back.  This test must never assert a timing.
+# bouncer to the client and back.  With server-everything, resources/list,
+# resources/templates/list and prompts/list print what they print
+# without bouncer; a one-shot resources/read or prompts/get, which lists
+# nothing first, is refused by bouncer (exit 1, "[bouncer blocked]"): a
+# name is known only from a list bouncer relayed in the same session.
+# This test must never assert a timing.
 
 . "$top_srcdir/regress/interop/interop-lib.sh"
 iop_init inspector
@@ -78,5 +83,26 @@ inspect unknown-bouncer --method tools/call --tool-name no_such_tool -- \
 test "$rc" -eq 5 || iop_fail "unknown tool through bouncer: exit $rc, not 5"
 grep -Eq '"code":"(tool_not_found|tool_is_error)"' "$T/unknown-bouncer.err" ||
     iop_fail "unknown tool through bouncer: no tool error on stderr"
+
+for m in resources/list resources/templates/list prompts/list; do
+	l=$(echo "$m" | tr / -)
+	inspect "$l-direct" --method "$m" -- "$NODE" "$EV" stdio
+	test "$rc" -eq 0 || iop_fail "$m direct: exit $rc"
+	inspect "$l-bouncer" --method "$m" -- \
+	    "$BOUNCER" -f "$BOUNCER_CONF" -- "$NODE" "$EV" stdio
+	test "$rc" -eq 0 || iop_fail "$m through bouncer: exit $rc"
+	cmp -s "$T/$l-direct.out" "$T/$l-bouncer.out" ||
+	    iop_fail "$m through bouncer differs from direct"
+done
+inspect read-bouncer --method resources/read \
+    --uri demo://resource/static/document/architecture.md -- \
+    "$BOUNCER" -f "$BOUNCER_CONF" -- "$NODE" "$EV" stdio
+test "$rc" -eq 1 || iop_fail "one-shot resources/read through bouncer: exit $rc"
+grep -q '\[bouncer blocked\] resource .* was not listed' \
+    "$T/read-bouncer.out" "$T/read-bouncer.err" ||
+    iop_fail "one-shot resources/read: not bouncer's refusal"
+inspect get-bouncer --method prompts/get --prompt-name simple-prompt -- \
+    "$BOUNCER" -f "$BOUNCER_CONF" -- "$NODE" "$EV" stdio
+test "$rc" -eq 1 || iop_fail "one-shot prompts/get through bouncer: exit $rc"
 
 iop_done
