@@ -1282,9 +1282,15 @@ check_listed(struct session *s, const struct request *r, const char *what,
 		    "result)");
 		return 1;
 	case LISTED_UNSURE:
-		set(d, VERDICT_DENY, "pinning", "%s '%s' cannot be matched "
-		    "against the resource templates (more work than %d steps)",
-		    what, shown, BNC_URITEMPLATE_WORK_MAX);
+		if (strlen(r->name) > BNC_URI_MAX)
+			set(d, VERDICT_DENY, "pinning", "%s '%s' is longer than "
+			    "%d bytes, too long to match against the resource "
+			    "templates", what, shown, BNC_URI_MAX);
+		else
+			set(d, VERDICT_DENY, "pinning", "%s '%s' cannot be "
+			    "matched against the resource templates (more "
+			    "work than %d steps)", what, shown,
+			    BNC_URITEMPLATE_WORK_MAX);
 		return 1;
 	case LISTED_CONTESTED:
 		set(d, VERDICT_DENY, "grant", "%s '%s' is listed by upstreams "

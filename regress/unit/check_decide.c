@@ -961,6 +961,7 @@ static const char *const req_tools[] = { "echo", NULL };
 START_TEST(test_req_listed)
 {
 	struct decision d;
+	char *long_uri;
 
 	start("", req_tools);
 	expect_req(READ, REQ_RESOURCE, "mock://c/readme", LISTED_NONE, NULL,
@@ -977,7 +978,19 @@ START_TEST(test_req_listed)
 	expect_req(COMPLETE, REQ_COMPLETE_PROMPT, "nope", LISTED_NONE, NULL,
 	    "{\"who\":\"a\"}", CALL, VERDICT_DENY, "pinning", NULL);
 	expect_req(READ, REQ_RESOURCE, "doc://x", LISTED_UNSURE, NULL, NULL,
-	    CALL, VERDICT_DENY, "pinning", NULL);
+	    CALL, VERDICT_DENY, "pinning", "resource 'doc://x' cannot be "
+	    "matched against the resource templates (more work than 4194304 "
+	    "steps)");
+	long_uri = malloc(BNC_URI_MAX + 2);
+	memset(long_uri, 'a', BNC_URI_MAX + 1);
+	long_uri[BNC_URI_MAX + 1] = '\0';
+	req_decide(READ, REQ_RESOURCE, long_uri, LISTED_UNSURE, NULL, NULL,
+	    CALL, &d);
+	ck_assert_int_eq(d.verdict, VERDICT_DENY);
+	ck_assert_ptr_nonnull(strstr(d.reason, "...' is longer than 8192 "
+	    "bytes, too long to match against the resource templates"));
+	decision_clear(&d);
+	free(long_uri);
 	expect_req(GET, REQ_PROMPT, "greet", LISTED_CONTESTED, NULL, "{}",
 	    CALL, VERDICT_DENY, "grant", "prompt 'greet' is listed by "
 	    "upstreams up and other; bouncer routes it to neither");
