@@ -453,16 +453,16 @@ gate_request(struct session *s, struct rpc *m)
 }
 
 /*
- * A list names nothing: it is allowed (contract default) and recorded
- * like any request before it reaches the upstream, which must be
- * running.
+ * A request that names nothing (a list, logging/setLevel) is allowed
+ * (contract default) and recorded like any request before it reaches
+ * the upstream, which must be running.  Returns 0 if it may go; else
+ * the decision's reason is in why[BNC_REASON_MAX].
  */
-int
-gate_list(struct session *s, struct upstream *up, const struct rpc *m,
-    const struct value *params)
+static int
+gate_note(struct session *s, struct upstream *up, const char *method,
+    const struct value *params, const char **contract, char *why)
 {
 	struct decision d;
-	int r = 0;
 
 	memset(&d, 0, sizeof(d));
 	d.verdict = VERDICT_ALLOW;
@@ -472,12 +472,37 @@ gate_list(struct session *s, struct upstream *up, const struct rpc *m,
 		snprintf(d.reason, sizeof(d.reason), "upstream \"%.64s\" is "
 		    "not running", up->name);
 	}
-	record_decision(s, m->method, up->name, params, &d);
-	if (d.verdict != VERDICT_ALLOW) {
-		deny_request(s, &m->id, m->method, d.contract, d.reason);
-		r = -1;
-	}
-	return r;
+	record_decision(s, method, up->name, params, &d);
+	*contract = d.contract;
+	memcpy(why, d.reason, sizeof(d.reason));
+	return d.verdict == VERDICT_ALLOW ? 0 : -1;
+}
+
+int
+gate_list(struct session *s, struct upstream *up, const struct rpc *m,
+    const struct value *params)
+{
+	const char *contract;
+	char why[BNC_REASON_MAX];
+
+	if (gate_note(s, up, m->method, params, &contract, why) == 0)
+		return 0;
+	deny_request(s, &m->id, m->method, contract, why);
+	return -1;
+}
+
+/* A request bouncer sends to an upstream for the client, unanswered. */
+int
+gate_notice(struct session *s, struct upstream *up, const char *method,
+    const struct value *params)
+{
+	const char *contract;
+	char why[BNC_REASON_MAX];
+
+	if (gate_note(s, up, method, params, &contract, why) == 0)
+		return 0;
+	logit("deny %s to %s: %s: %s", method, up->name, contract, why);
+	return -1;
 }
 
 /* Records the call an ask was for as denied, for why; the reason in

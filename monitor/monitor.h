@@ -362,6 +362,8 @@ int	 gate_cancel(struct session *, const struct rpc_id *cid);
  * record, then forward (0), or deny (-1, the client was answered).
  */
 void	 gate_request(struct session *, struct rpc *);
+int	 gate_notice(struct session *, struct upstream *, const char *method,
+	    const struct value *params);
 int	 gate_list(struct session *, struct upstream *, const struct rpc *,
 	    const struct value *params);
 

@@ -255,21 +255,29 @@ c_passthrough(struct session *s, struct rpc *m, const struct method_handler *h)
 static void
 c_set_level(struct session *s, struct rpc *m, const struct method_handler *h)
 {
-	size_t i, n = 0;
+	size_t i, n = 0, capable = 0;
 
 	if (!value_is(m->params, V_OBJECT) ||
 	    value_get_str(m->params, "level") == NULL) {
 		invalid_params(s, m, "level must be a string");
 		return;
 	}
-	for (i = 0; i < s->nups; i++)
-		if (upstream_has_cap(&s->ups[i], h->cap)) {
-			upstream_request(&s->ups[i], m->method,
-			    value_dup(m->params), PEND_INTERNAL, NULL, NULL);
-			n++;
-		}
-	if (n == 0)
+	/* each one as a request of its own, recorded before it goes */
+	for (i = 0; i < s->nups; i++) {
+		if (!upstream_has_cap(&s->ups[i], h->cap))
+			continue;
+		capable++;
+		if (gate_notice(s, &s->ups[i], m->method, m->params) != 0)
+			continue;
+		upstream_request(&s->ups[i], m->method, value_dup(m->params),
+		    PEND_INTERNAL, NULL, NULL);
+		n++;
+	}
+	if (capable == 0)
 		client_send_error(s, &m->id, -32601, "Method not found");
+	else if (n == 0)
+		client_send_error(s, &m->id, -32603, "Internal error: the "
+		    "request could not be recorded, so it was not sent");
 	else
 		client_send_result(s, &m->id, value_object());
 }

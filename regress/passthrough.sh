@@ -53,4 +53,11 @@ jq -e -s '[.[] | select(.params.uri == "mock://nothing" or
 jq -se 'map(select(.method == "prompts/get"))[0].params ==
     {"name":"greet","arguments":{"who":"Ada"}}' "$up" >/dev/null ||
     fail "prompts/get params changed on the way: $(grep prompts/get "$up")"
+# every request that reached the upstream has its audit row
+stop_monitor
+db=$BOUNCER_STATE_DIR/audit.db
+n=$("$AUDIT" -D "$db" -j -T logging/setLevel | jq -s 'length')
+[ "$n" = 1 ] || fail "want 1 audit row for logging/setLevel, have $n"
+"$AUDIT" -D "$db" -j -T logging/setLevel | jq -e '.verdict == "allow" and
+    .upstream != null' >/dev/null || fail "logging/setLevel row is wrong"
 pass
