@@ -139,4 +139,24 @@
 						 * (on the stack; a payload is up to the
 						 * message cap) */
 
+/* canonical forms of destination identities (DESIGN 5, "Canonical
+ * forms"; monitor/canon.c) */
+#define BNC_CANON_IDENT_MAX	8192	/* bytes of one identity as written
+					 * (a URL: RFC 9110 asks for 8000) */
+#define BNC_CANON_LOCAL_MAX	BNC_TAINT_IDENT_MAX	/* bytes of a local
+					 * part's content (RFC 5321: 64) */
+#define BNC_CANON_HOST_MAX	253	/* bytes of a host's A-label form */
+#define BNC_CANON_LABEL_MAX	63	/* bytes of one A-label (DNS) */
+#define BNC_CANON_LABELS_MAX	((BNC_CANON_HOST_MAX + 1) / 2)
+					/* labels of one host */
+#define BNC_CANON_COMMENT_DEPTH	8	/* nesting of RFC 5322 comments */
+#define BNC_CANON_SCHEME_MAX	32	/* bytes of a URI scheme */
+#define BNC_CANON_IDS_MAX	4096	/* identities of one scan or list */
+#define BNC_CANON_PUNY_MAX	256	/* code points canon_punycode_*
+					 * take or give */
+#define BNC_CANON_PHONE_MIN	8	/* digits of +E.164, '+' not counted */
+#define BNC_CANON_PHONE_MAX	15
+#define BNC_CANON_IBAN_MAX	34	/* characters of an IBAN (ISO 13616;
+					 * the registry's longest: 33) */
+
 #endif /* BNC_BOUNDS_H */
