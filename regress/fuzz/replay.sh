@@ -11,7 +11,7 @@ srcdir=${top_srcdir:-.}
 builddir=${top_builddir:-.}
 rc=0
 
-for name in jsonrpc value msg frame policy config taint uritemplate; do
+for name in jsonrpc value msg frame policy config taint uritemplate canon; do
 	prog="$builddir/regress/fuzz/replay_$name"
 	dir="$srcdir/regress/fuzz/corpus/$name"
 	if [ ! -x "$prog" ]; then
