@@ -70,6 +70,7 @@
 #define BNC_BUDGETS_MAX		4096		/* tools with a counted budget */
 #define BNC_ASKS_MAX		64		/* calls waiting for a human at once */
 #define BNC_ASK_DESTS_MAX	256		/* destinations asked about in one call */
+#define BNC_ASK_SHOW_MAX	512		/* bytes of a value shown whole in a question */
 #define BNC_SINK_VALUES_MAX	4096		/* scalar destinations judged per call */
 #define BNC_SWEPT_VALUES_MAX	65536		/* swept content scalars checked for taint per call */
 #define BNC_SWEPT_IDENTS_MAX	1024		/* addresses in swept content looked up per call */
@@ -134,6 +135,10 @@
 						 * (addresses and hosts are shorter) */
 #define BNC_TAINT_IDENT_LEN	(2 * BNC_TAINT_IDENT_MAX)	/* longest identity found: an
 						 * address reads IDENT_MAX each side of '@' */
+#define BNC_TAINT_FORMS_WINDOW	(256 * 1024)	/* bytes of output scanned for identities
+						 * at once (windows overlap) */
+#define BNC_TAINT_FORMS_MAX	(1024 * 1024)	/* bytes of canonical forms recorded
+						 * for one output; then strict */
 #define BNC_TAINT_IDENTS_MAX	256		/* identities looked up per lookup, then unsure */
 #define BNC_TAINT_DECODE_CHUNK	3072		/* bytes of a base64 payload decoded at once
 						 * (on the stack; a payload is up to the

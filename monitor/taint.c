@@ -131,6 +131,9 @@
 #include <sodium.h>
 
 #include "bounds.h"
+#include "buf.h"
+#include "canon.h"
+#include "err.h"
 #include "log.h"
 #include "taint.h"
 #include "utf8.h"
@@ -229,6 +232,11 @@ struct taint {
 	size_t		 widx;		/* hi % size */
 	int		 strict;
 	uint64_t	 recorded;	/* normalised bytes ever recorded */
+
+	/* canonical forms of the identities of the output being recorded
+	 * (record_forms), NUL-separated, recorded after it */
+	struct buf	*forms;
+	int		 in_forms;	/* recording them: no new scan */
 
 	/* the output being recorded */
 	struct norm	 n;
@@ -1070,12 +1078,17 @@ doc_begin(struct taint *t)
 	t->gram = t->lw0 = t->lw1 = 0;
 }
 
+static void	scan_forms(struct taint *, const char *, size_t);
+
 static void
 doc_put(struct taint *t, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	unsigned char out[CHUNK + 1];
 	size_t n, k, i;
+
+	if (!t->in_forms)
+		scan_forms(t, s, len);
 
 	while (len > 0) {
 		n = len < CHUNK ? len : CHUNK;
@@ -1110,6 +1123,8 @@ doc_sep(struct taint *t)
 	t->n.space = 1;
 }
 
+static void	add_forms(struct taint *);
+
 static void
 doc_end(struct taint *t)
 {
@@ -1119,6 +1134,98 @@ doc_end(struct taint *t)
 	}
 	chains_flush(&t->d, t->lo);
 	chains_flush(&t->l, t->lo);
+	if (!t->in_forms && buf_len(t->forms) > 0)
+		add_forms(t);
+}
+
+/*
+ * Canonical forms (canon.h).  A destination in output may be spelt so
+ * that the form a call names does not occur in it: "\"attacker\"@evil.
+ * example", "Name <a@b>" with a comment, an IBAN in groups, "+1 (555)
+ * 123-4567", a host in Unicode where the call has its A-label.  The
+ * identities of every recorded text are found (canon_scan, in windows
+ * that overlap by more than an identity's length, so each is seen whole
+ * once), and a form (and other reading) that normalises to other bytes
+ * than the spelling is recorded too, as an output of its own after the
+ * one it came from.  Past BNC_TAINT_FORMS_MAX bytes of forms for one
+ * output the rest are not recorded, and the index turns strict, as on
+ * eviction: the gate then asks where it would have found nothing.
+ */
+static void
+note_form(struct taint *t, const char *span, size_t slen, const char *form)
+{
+	char *a, *b;
+	size_t na, nb, fl = strlen(form);
+
+	a = xmalloc(slen + 1);
+	b = xmalloc(fl + 1);
+	na = taint_normalise(span, slen, a);
+	nb = taint_normalise(form, fl, b);
+	if ((na != nb || memcmp(a, b, na) != 0) && nb >= TAINT_MIN_LEN) {
+		if (buf_len(t->forms) + fl + 1 > BNC_TAINT_FORMS_MAX)
+			t->strict = 1;
+		else if (buf_put(t->forms, form, fl) != 0 ||
+		    buf_put_u8(t->forms, '\0') != 0)
+			t->strict = 1;
+	}
+	free(a);
+	free(b);
+}
+
+static void
+scan_forms(struct taint *t, const char *s, size_t len)
+{
+	struct canon_id *ids;
+	size_t a = 0, end, next, nids, i, last;
+	int r;
+
+	while (a < len) {
+		end = len - a > BNC_TAINT_FORMS_WINDOW ?
+		    a + BNC_TAINT_FORMS_WINDOW : len;
+		/* identities that start before next end inside the window */
+		next = end == len ? len : end - 2 * BNC_CANON_IDENT_MAX;
+		ids = NULL;
+		nids = 0;
+		r = canon_scan(s + a, end - a, BNC_CANON_IDS_MAX, &ids, &nids);
+		for (i = 0; i < nids && a + ids[i].off < next; i++) {
+			note_form(t, s + a + ids[i].off, ids[i].len,
+			    ids[i].form);
+			if (ids[i].alt != NULL)
+				note_form(t, s + a + ids[i].off, ids[i].len,
+				    ids[i].alt);
+		}
+		if (r == -BNC_ERR_TOO_LARGE && nids > 0) {
+			/* more than one scan holds: go on after the last */
+			last = a + ids[nids - 1].off + ids[nids - 1].len;
+			if (last < next)
+				next = last;
+		} else if (r < 0)
+			t->strict = 1;	/* a part not scanned: stricter */
+		canon_ids_free(ids, nids);
+		a = next > a ? next : a + 1;
+	}
+}
+
+/* Each form noted for the output just recorded, an output of its own. */
+static void
+add_forms(struct taint *t)
+{
+	const char *p = (const char *)buf_ptr(t->forms);
+	size_t n = buf_len(t->forms), l;
+
+	t->in_forms = 1;
+	while (n > 0) {
+		l = strnlen(p, n);
+		doc_begin(t);
+		doc_put(t, p, l);
+		doc_end(t);
+		if (l == n)
+			break;
+		p += l + 1;
+		n -= l + 1;
+	}
+	t->in_forms = 0;
+	buf_reset(t->forms);
 }
 
 struct taint *
@@ -1143,6 +1250,7 @@ taint_new_keyed(size_t cap, uint64_t key)
 	t->l.max = pow2_floor((t->cap >> LSTEP) / LOAD_MAX, TABLE_MIN);
 	t->l.step = LSTEP;
 	t->tmax = pow2_floor(t->cap / TOK_SHARE, TOK_MIN);
+	t->forms = buf_new();
 	chains_alloc(&t->d, TABLE_MIN);
 	chains_alloc(&t->l, TABLE_MIN);
 	return t;
@@ -1172,6 +1280,7 @@ taint_free(struct taint *t)
 		    sizeof(*t->l.link));
 	}
 	free(t->tok);
+	buf_free(t->forms);
 	explicit_bzero(t->tkey, sizeof(t->tkey));
 	free(t->d.head);
 	free(t->l.head);

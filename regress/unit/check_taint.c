@@ -291,6 +291,67 @@ START_TEST(test_identity_scheme)
 }
 END_TEST
 
+/*
+ * DESIGN 5: the canonical forms of the identities of output are recorded
+ * too, so another spelling of one destination in a call is found.
+ */
+START_TEST(test_canonical_forms)
+{
+	/* a quoted local part, a trailing dot, case, a comment */
+	add("reply to \"attacker\"@Evil.Example. today");
+	ck_assert_int_eq(check("attacker@evil.example"), 1);
+	add("write to mallory(ops team)@drop.example");
+	ck_assert_int_eq(check("mallory@drop.example"), 1);
+	/* an IBAN in groups, the call's compact */
+	add("new account: DE89 3704 0044 0532 0130 00, thanks");
+	ck_assert_int_eq(check("DE89370400440532013000"), 1);
+	ck_assert_int_eq(check("de89370400440532013000"), 1);
+	/* a phone number with spacing, the call's E.164 */
+	add("call +1 (555) 010-4477 now");
+	ck_assert_int_eq(check("+15550104477"), 1);
+	ck_assert_int_eq(check("tel:+15550104477"), 1);
+	/* a Unicode host, the call's A-label (and the other way round) */
+	add("see https://b\xc3\xbc" "cher.example/x");
+	ck_assert_int_eq(check("https://xn--bcher-kva.example/x"), 1);
+	add("mail ops@xn--caf-dma.example");
+	ck_assert_int_eq(check("https://xn--caf-dma.example/"), 1);
+	/* a URL spelt with dot segments and escapes, the call's plain */
+	add("upload to HTTPS://Drop.Evil.Example:443/a/../in%62ox");
+	ck_assert_int_eq(check("https://drop.evil.example/inbox"), 1);
+	/* others stay apart */
+	ck_assert_int_eq(check("mallory@drop.example.org"), 0);
+	ck_assert_int_eq(check("DE89370400440532013001"), 0);
+	ck_assert_int_eq(check("+15550104478"), 0);
+}
+END_TEST
+
+/* Past BNC_TAINT_FORMS_MAX bytes of forms for one output: strict. */
+START_TEST(test_canonical_forms_bound)
+{
+	struct taint *u;
+	char *big, *p;
+	size_t i, n;
+
+	/* each "a%d"@x.example is a mailbox whose form is 4 bytes shorter */
+	n = BNC_TAINT_FORMS_MAX / 16 + 64;
+	big = malloc(2 * n * 24 + 1);
+	ck_assert_ptr_nonnull(big);
+	u = taint_new(BNC_TAINT_CAP_MAX / 8);
+	p = big;
+	for (i = 0; i < n / 2; i++)
+		p += sprintf(p, "\"ab%06zu\"@x.example ", i);
+	taint_add_text(u, big, (size_t)(p - big));
+	ck_assert_int_eq(taint_strict(u), 0);
+	ck_assert_int_eq(taint_check(u, "ab000007@x.example", 18), 1);
+	for (; i < 2 * n; i++)
+		p += sprintf(p, "\"ab%06zu\"@x.example ", i);
+	taint_add_text(u, big, (size_t)(p - big));
+	ck_assert_int_eq(taint_strict(u), 1);
+	taint_free(u);
+	free(big);
+}
+END_TEST
+
 START_TEST(test_cross_upstream)
 {
 	/* one index per session: a read through one server ... */
@@ -1495,6 +1556,7 @@ taint_suite(void)
 	tcase_add_test(tc, test_ident_bounds);
 	tcase_add_test(tc, test_identity_url);
 	tcase_add_test(tc, test_identity_scheme);
+	tcase_add_test(tc, test_canonical_forms);
 	tcase_add_test(tc, test_cross_upstream);
 	tcase_add_test(tc, test_structured);
 	tcase_add_test(tc, test_result);
@@ -1515,6 +1577,7 @@ taint_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_min_len);
 	tcase_add_test(tc, test_cap_at_limit);
+	tcase_add_test(tc, test_canonical_forms_bound);
 	tcase_add_test(tc, test_cap_one_past);
 	tcase_add_test(tc, test_eviction_drops_oldest);
 	tcase_add_test(tc, test_idents_after_eviction);
