@@ -1,9 +1,16 @@
 /*
  * approvals.c - the session's memory of human approvals.
  *
- * Keys are tool \x1f param \x1f normalised value, kept in a sorted array
+ * Keys are tool \x1f param \x1f the value's key, kept in a sorted array
  * (a session approves a handful of destinations; the bound is in
- * bounds.h).  Nothing is persisted: approvals die with the session.
+ * bounds.h).  A value's key is the exact canonical form of the one
+ * destination it names (canon.h: so a mailbox's display name, comments
+ * or domain case, a URL's default port or dot segments make no new
+ * approval), both readings when servers read it two ways, and else the
+ * value's exact bytes.  Never the taint index's folded form: folding
+ * would let an approval of one mailbox cover another whose domain
+ * differs after IDNA, or whose local part differs in case.  Nothing is
+ * persisted: approvals die with the session.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +18,8 @@
 #include "approvals.h"
 #include "bounds.h"
 #include "buf.h"
+#include "canon.h"
 #include "err.h"
-#include "taint.h"
 #include "xmalloc.h"
 
 struct approvals {
@@ -39,19 +46,28 @@ approvals_free(struct approvals *a)
 	free(a);
 }
 
-/* The same normalisation as the taint index: one notion of "same". */
 int
-approvals_normalize(struct buf *out, const char *s, size_t len)
+approvals_key(struct buf *out, const char *s, size_t len)
 {
-	char *tmp;
-	size_t n;
+	struct canon_id id;
 	int r;
 
-	tmp = xmalloc(len + 1);
-	n = taint_normalise(s, len, tmp);
-	if ((r = buf_put(out, tmp, n)) == 0)
+	memset(&id, 0, sizeof(id));
+	if ((r = canon_whole(s, len, &id)) < 0)
+		goto out;
+	if (r == 1) {
+		/* \x1e keeps "a" + "b" and "a\x1eb" + "" apart */
+		if ((r = buf_put(out, id.form, strlen(id.form))) == 0 &&
+		    id.alt != NULL && (r = buf_put_u8(out, 0x1e)) == 0)
+			r = buf_put(out, id.alt, strlen(id.alt));
+	} else if (memchr(s, '\0', len) != NULL)
+		r = -BNC_ERR_NUL;
+	else
+		r = buf_put(out, s, len);
+	if (r == 0)
 		r = buf_put_u8(out, '\0');
-	free(tmp);
+ out:
+	canon_id_clear(&id);
 	return r;
 }
 
@@ -65,7 +81,7 @@ make_key(const char *tool, const char *param, const char *value, size_t len)
 	    buf_put_u8(b, 0x1f) == 0 &&
 	    buf_put(b, param, strlen(param)) == 0 &&
 	    buf_put_u8(b, 0x1f) == 0 &&
-	    approvals_normalize(b, value, len) == 0)
+	    approvals_key(b, value, len) == 0)
 		key = xstrdup((const char *)buf_ptr(b));
 	buf_free(b);
 	return key;
@@ -77,6 +93,13 @@ key_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int
+has_key(const struct approvals *a, char *key)
+{
+	return a->n > 0 && bsearch(&key, a->keys, a->n, sizeof(*a->keys),
+	    key_cmp) != NULL;
+}
+
 int
 approvals_has(const struct approvals *a, const char *tool, const char *param,
     const char *value, size_t len)
@@ -86,8 +109,21 @@ approvals_has(const struct approvals *a, const char *tool, const char *param,
 
 	if ((key = make_key(tool, param, value, len)) == NULL)
 		return 0;
-	found = a->n > 0 && bsearch(&key, a->keys, a->n, sizeof(*a->keys),
-	    key_cmp) != NULL;
+	found = has_key(a, key);
+	free(key);
+	return found;
+}
+
+int
+approvals_has_id(const struct approvals *a, const char *tool,
+    const char *param, const char *form, const char *alt)
+{
+	char *key;
+	int found;
+
+	xasprintf(&key, "%s\x1f%s\x1f%s%s%s", tool, param, form,
+	    alt != NULL ? "\x1e" : "", alt != NULL ? alt : "");
+	found = has_key(a, key);
 	free(key);
 	return found;
 }
@@ -103,7 +139,7 @@ approvals_add(struct approvals *a, const char *tool, const char *param,
 	if (a->n >= BNC_APPROVALS_MAX)
 		return -BNC_ERR_TOO_LARGE;
 	if ((key = make_key(tool, param, value, len)) == NULL)
-		return -BNC_ERR_INTERNAL;
+		return -BNC_ERR_BAD_FORMAT;
 	a->keys = xreallocarray(a->keys, a->n + 1, sizeof(*a->keys));
 	a->keys[a->n++] = key;
 	qsort(a->keys, a->n, sizeof(*a->keys), key_cmp);

@@ -2565,6 +2565,18 @@ whole_read(const unsigned char *s, size_t n, size_t base,
 	return r;
 }
 
+/* Any ASCII white space in s[0..n)? */
+static int
+has_space(const unsigned char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (IS(s[i], A_SPACE))
+			return 1;
+	return 0;
+}
+
 int
 canon_whole(const char *s, size_t len, struct canon_id *out)
 {
@@ -2582,6 +2594,16 @@ canon_whole(const char *s, size_t len, struct canon_id *out)
 	if (b == e)
 		return 0;
 	r = whole_read(u + b, e - b, b, out);
+	/*
+	 * A URL or host with white space inside is one place to a WHATWG
+	 * parser (it escapes the space) and two to a receiver that splits
+	 * its argument on spaces: no single identity.
+	 */
+	if (r == 1 && (out->kind == CANON_URL || out->kind == CANON_HOST ||
+	    out->kind == CANON_ADDR) && has_space(u + b, e - b)) {
+		canon_id_clear(out);
+		r = 0;
+	}
 	return PUBLIC(r);
 }
 

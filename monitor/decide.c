@@ -19,6 +19,7 @@
 #include "approvals.h"
 #include "bounds.h"
 #include "buf.h"
+#include "canon.h"
 #include "conffile.h"
 #include "decide.h"
 #include "err.h"
@@ -130,24 +131,46 @@ scalar_text(struct buf *b, const struct value *v)
 	return value_render(b, v);
 }
 
-/* "name=repr" for reasons; non-strings as their JSON text. */
+/*
+ * "name=repr" for reasons; non-strings as their JSON text.  What a human
+ * cannot see is made visible (canon_visible: zero-width and bidi
+ * characters as <U+XXXX>), so a question never shows two values alike.
+ * Returns the text, or NULL if it would be longer than max bytes.
+ */
+static const char *
+show_max(struct buf *b, const char *name, const struct value *v,
+    size_t max)
+{
+	struct buf *t = buf_new();
+	const char *r = NULL;
+
+	buf_reset(b);
+	buf_put(t, name, strlen(name));
+	buf_put_u8(t, '=');
+	if (v->type == V_STRING)
+		repr(t, v->u.s.p, v->u.s.len);
+	else
+		scalar_text(t, v);
+	if (canon_visible((const char *)buf_ptr(t), buf_len(t), max, b) == 0)
+		r = (const char *)buf_ptr(b);
+	buf_free(t);
+	return r;
+}
+
+/* As show_max, unbounded (a reason is cut where it must be). */
 static const char *
 show(struct buf *b, const char *name, const struct value *v)
 {
-	struct buf *t = buf_new();
+	const char *r;
 
-	buf_reset(b);
-	buf_put(b, name, strlen(name));
-	buf_put_u8(b, '=');
-	if (v->type == V_STRING)
-		repr(b, v->u.s.p, v->u.s.len);
-	else {
-		scalar_text(t, v);
-		buf_put(b, buf_ptr(t), buf_len(t));
+	/* every byte shows in at most 8 ("<U+XXXX>" of 3, "<0xNN>" of 1) */
+	if ((r = show_max(b, name, v, (strlen(name) + 32) * 8 +
+	    (v->type == V_STRING ? v->u.s.len * 16 : 64))) == NULL) {
+		buf_reset(b);
+		buf_put(b, "(unshowable)", 13);
+		r = (const char *)buf_ptr(b);
 	}
-	buf_put_u8(b, '\0');
-	buf_free(t);
-	return (const char *)buf_ptr(b);
+	return r;
 }
 
 /* ['a', 'b'] */
@@ -286,15 +309,13 @@ struct gate {
 	size_t			  plen, pcap;
 };
 
+/* Trusted: the policy's list, else a human's approval this session,
+ * both on canonical forms (policy_trusted_value, approvals_key). */
 static int
 is_trusted(const struct gate *g, const char *param, const char *s, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < g->pol->ntrusted; i++)
-		if (policy_trusted_match(g->pol->trusted[i], s, len))
-			return 1;
-	return approvals_has(g->s->approvals, g->tool, param, s, len);
+	return policy_trusted_value(g->pol, s, len) ||
+	    approvals_has(g->s->approvals, g->tool, param, s, len);
 }
 
 static const char *
@@ -329,6 +350,47 @@ path_pop(struct gate *g, size_t old)
 	g->path[old] = '\0';
 }
 
+/* An identity found in text, already canonical. */
+static int
+id_trusted(const struct gate *g, const struct canon_id *id)
+{
+	return policy_trusted_id(g->pol, id->form, id->alt) ||
+	    approvals_has_id(g->s->approvals, g->tool, gpath(g), id->form,
+	    id->alt);
+}
+
+/* The worse of two lookups: found, then unsure, then absent. */
+static enum taint_found
+worse(enum taint_found a, enum taint_found b)
+{
+	if (a == TAINT_FOUND || b == TAINT_FOUND)
+		return TAINT_FOUND;
+	if (a == TAINT_UNSURE || b == TAINT_UNSURE)
+		return TAINT_UNSURE;
+	return TAINT_ABSENT;
+}
+
+/*
+ * An identity is in untrusted output if its text as written, its form
+ * or its other reading is (canon.h: the index folds text its own way, and
+ * a canonical form need not occur where it came from; taint.c records
+ * the forms of what it is given, too).
+ */
+static enum taint_found
+lookup_id(const struct gate *g, const char *text, const struct canon_id *id)
+{
+	enum taint_found f;
+
+	f = taint_lookup(g->s->taint, text + id->off, id->len);
+	if (f != TAINT_FOUND)
+		f = worse(f, taint_lookup(g->s->taint, id->form,
+		    strlen(id->form)));
+	if (f != TAINT_FOUND && id->alt != NULL)
+		f = worse(f, taint_lookup(g->s->taint, id->alt,
+		    strlen(id->alt)));
+	return f;
+}
+
 /* A string value of len bytes that is only read (shown in a reason). */
 static struct value
 str_view(const char *s, size_t len)
@@ -339,6 +401,34 @@ str_view(const char *s, size_t len)
 	v.u.s.p = (char *)(uintptr_t)s;
 	v.u.s.len = len;
 	return v;
+}
+
+/*
+ * Sets the ask "WHAT PATH=VALUE WHY" if a human can be shown the whole
+ * value; else the call is denied, never asked about a value cut short.
+ * 1 if it asks.
+ */
+static int
+gate_question(struct gate *g, const char *what, const char *s, size_t len,
+    const char *why)
+{
+	struct value iv = str_view(s, len);
+	struct buf *b = buf_new();
+	const char *shown;
+	int r = 1;
+
+	if ((shown = show_max(b, gpath(g), &iv, BNC_ASK_SHOW_MAX)) != NULL)
+		set(g->d, VERDICT_ASK, "sink_gate", "%s %s %s", what, shown,
+		    why);
+	else {
+		set(g->d, VERDICT_DENY, "sink_gate", "%s %.64s (%zu bytes) "
+		    "is too long to show a human whole, and is not asked about "
+		    "cut short", what, gpath(g), len);
+		g->tainted = 1;
+		r = 0;
+	}
+	buf_free(b);
+	return r;
 }
 
 /* The call asks about s (the first ask's value is what is asked). */
@@ -365,19 +455,16 @@ gate_tainted(struct gate *g, const char *what, const char *s, size_t len,
 	const char *how = found == TAINT_FOUND ? "came from untrusted data" :
 	    "may have come from untrusted data (the lookup could not rule it "
 	    "out)";
-	struct buf *b = buf_new();
+	struct buf *b;
 
-	show(b, gpath(g), &iv);
 	if (g->pol->tainted == TAINTED_DENY) {
+		b = buf_new();
 		set(g->d, VERDICT_DENY, "sink_gate", "%s %s %s", what,
-		    (const char *)buf_ptr(b), how);
+		    show(b, gpath(g), &iv), how);
+		buf_free(b);
 		g->tainted = 1;
-	} else if (!g->have_ask) {
-		set(g->d, VERDICT_ASK, "sink_gate", "%s %s %s", what,
-		    (const char *)buf_ptr(b), how);
+	} else if (!g->have_ask && gate_question(g, what, s, len, how))
 		gate_ask(g, s, len);
-	}
-	buf_free(b);
 }
 
 /* An unproven destination or identity: the first one is asked about. */
@@ -385,17 +472,8 @@ static void
 gate_unproven(struct gate *g, const char *what, const char *s, size_t len,
     const char *why)
 {
-	struct value iv = str_view(s, len);
-	struct buf *b;
-
-	if (g->have_ask)
-		return;
-	b = buf_new();
-	show(b, gpath(g), &iv);
-	set(g->d, VERDICT_ASK, "sink_gate", "%s %s %s", what,
-	    (const char *)buf_ptr(b), why);
-	buf_free(b);
-	gate_ask(g, s, len);
+	if (!g->have_ask && gate_question(g, what, s, len, why))
+		gate_ask(g, s, len);
 }
 
 /* What the identities of one text came to: the worst one decides. */
@@ -487,12 +565,70 @@ idres_fail(struct gate *g, const struct idres *res)
 	return 1;
 }
 
-/* One destination: trusted, else tainted, else unproven. */
+/*
+ * The identities inside a destination that is not one: each mailbox of
+ * an address list is judged (trusted ones pass, a tainted one taints,
+ * the first unproven is what the human is asked about); in other text,
+ * the identities canon_scan finds are looked up.  *list says which.
+ */
+static void
+dest_inner(struct gate *g, struct idres *res, const char *s, size_t len,
+    int *list)
+{
+	struct canon_id *ids = NULL;
+	enum taint_found f;
+	size_t nids = 0, i;
+	int r;
+
+	*list = 0;
+	if ((r = canon_addrlist(s, len, BNC_CANON_IDS_MAX, &ids, &nids)) > 1)
+		*list = 1;
+	else {
+		canon_ids_free(ids, nids);
+		ids = NULL;
+		nids = 0;
+		r = canon_scan(s, len, g->idents, &ids, &nids);
+		if (r == -BNC_ERR_TOO_LARGE)
+			idres_note(res, ID_OVER, "", 0);
+		else if (r < 0)
+			idres_note(res, ID_ERROR, "", 0);
+	}
+	for (i = 0; i < nids && res->rank < ID_FOUND; i++) {
+		if (g->idents == 0) {
+			idres_note(res, ID_OVER, "", 0);
+			break;
+		}
+		g->idents--;
+		if (*list && id_trusted(g, &ids[i]))
+			continue;
+		f = lookup_id(g, s, &ids[i]);
+		if (f == TAINT_FOUND)
+			idres_note(res, ID_FOUND, s + ids[i].off, ids[i].len);
+		else if (f == TAINT_UNSURE)
+			idres_note(res, ID_UNSURE, s + ids[i].off, ids[i].len);
+		else if (*list)
+			idres_note(res, ID_UNPROVEN, s + ids[i].off,
+			    ids[i].len);
+	}
+	canon_ids_free(ids, nids);
+}
+
+/*
+ * One destination: trusted, else tainted, else unproven.  Compared in
+ * canonical form (canon.h): a value that is one identity by its form, an
+ * address list mailbox by mailbox; a value servers would read in ways
+ * bouncer cannot tell apart (a malformed URL, one too long to judge) is
+ * denied.
+ */
 static void
 judge_dest(struct gate *g, const char *s, size_t len)
 {
+	struct canon_id id;
 	enum taint_found found;
 	struct idres res;
+	struct value iv;
+	struct buf *b;
+	int r, list = 0;
 
 	if (g->tainted)
 		return;
@@ -502,25 +638,50 @@ judge_dest(struct gate *g, const char *s, size_t len)
 		g->tainted = 1;
 		return;
 	}
-	if (is_trusted(g, gpath(g), s, len))
-		return;
-	if ((found = taint_lookup(g->s->taint, s, len)) != TAINT_ABSENT) {
-		gate_tainted(g, "destination", s, len, found);
-		return;
+	memset(&id, 0, sizeof(id));
+	if ((r = canon_whole(s, len, &id)) < 0) {
+		iv = str_view(s, len);
+		b = buf_new();
+		set(g->d, VERDICT_DENY, "sink_gate", "destination %s is no "
+		    "well-formed address (too long, or malformed: servers may "
+		    "read it in different ways)", show(b, gpath(g), &iv));
+		buf_free(b);
+		g->tainted = 1;
+		goto out;
 	}
-	/* an account a pack names, inside a longer destination */
+	if (is_trusted(g, gpath(g), s, len))
+		goto out;
+	found = taint_lookup(g->s->taint, s, len);
+	if (r == 1 && found != TAINT_FOUND) {
+		/* the span is the trimmed value: the whole, looked up above */
+		id.off = 0;
+		id.len = len;
+		found = worse(found, lookup_id(g, s, &id));
+	}
+	if (found != TAINT_ABSENT) {
+		gate_tainted(g, "destination", s, len, found);
+		goto out;
+	}
 	memset(&res, 0, sizeof(res));
 	res.g = g;
+	if (r == 0)
+		dest_inner(g, &res, s, len, &list);
+	/* an account a pack names, inside a longer destination */
 	pattern_identities(&res, s, len);
 	if (idres_fail(g, &res))
-		return;
+		goto out;
 	if (res.rank == ID_FOUND || res.rank == ID_UNSURE)
 		gate_tainted(g, "an address in destination", res.ident,
 		    strlen(res.ident), res.rank == ID_FOUND ? TAINT_FOUND :
 		    TAINT_UNSURE);
-	else
+	else if (list && res.rank == ID_UNPROVEN)
+		gate_unproven(g, "an address in destination", res.ident,
+		    strlen(res.ident), "is not a vouched recipient");
+	else if (!list)
 		gate_unproven(g, "destination", s, len,
 		    "is not a vouched recipient");
+ out:
+	canon_id_clear(&id);
 }
 
 /* Each line of text with a CR or LF is a destination of its own. */
@@ -538,17 +699,49 @@ judge_lines(struct gate *g, const char *s, size_t len)
 	}
 }
 
+/* An identity canon_scan found, as the taint index normalises it. */
+struct seen {
+	char	*nspan;		/* its text as written, normalised */
+	char	*nform;		/* its form, normalised */
+	int	 trusted;
+};
+
 struct pass_ctx {
 	const struct gate	*g;
+	struct seen		*seen;
+	size_t			 nseen;
 	char			 first[BNC_TAINT_IDENT_LEN + 1];
 };
 
-/* A trusted identity is passed over; the first other one is kept. */
+static char *
+normalised(const char *s, size_t len)
+{
+	char *n = xmalloc(len + 1);
+
+	n[taint_normalise(s, len, n)] = '\0';
+	return n;
+}
+
+/*
+ * An identity of the normalised text (the index's own scanner).  One
+ * that canon_scan also found in the text as written was judged there: it
+ * passes if that one was trusted, and is never asked about twice (the
+ * normalised text has lost the case an approval is keyed by).  Another
+ * (an address spelt with fullwidth or invisible characters) is trusted
+ * only by the policy; the first untrusted one is kept.
+ */
 static int
 pass_trusted(void *arg, const char *s, size_t len)
 {
 	struct pass_ctx *pc = arg;
+	size_t i;
 
+	for (i = 0; i < pc->nseen; i++)
+		if ((strlen(pc->seen[i].nspan) == len &&
+		    memcmp(pc->seen[i].nspan, s, len) == 0) ||
+		    (strlen(pc->seen[i].nform) == len &&
+		    memcmp(pc->seen[i].nform, s, len) == 0))
+			return pc->seen[i].trusted;
 	if (is_trusted(pc->g, gpath(pc->g), s, len))
 		return 1;
 	if (pc->first[0] == '\0')
@@ -557,14 +750,74 @@ pass_trusted(void *arg, const char *s, size_t len)
 }
 
 /*
- * Text judged by the destination identities in it (taint.h: addresses,
- * URL hosts, scheme addresses; and what the entry's identity_patterns
- * find), each trusted or else looked up: a tainted one denies (or asks,
- * with `tainted: ask').  Swept text asks about its first unproven
- * identity; scanned text does not (it is what a message says, not where
- * it goes) until the taint index has dropped output: an identity not
- * found may have been in what was dropped (DESIGN 5: the gate then gets
- * stricter).  The reason shows the identity, never the rest of the text.
+ * The identities canon_scan finds in text: trusted ones pass (on their
+ * canonical form), the others are looked up as written and by form.
+ * Each is noted in pc for the normalised scan.
+ */
+static void
+text_identities(struct gate *g, struct idres *res, struct pass_ctx *pc,
+    const char *s, size_t len)
+{
+	struct canon_id *ids = NULL;
+	struct seen *sn;
+	enum taint_found f;
+	size_t nids = 0, i;
+	int r;
+
+	r = canon_scan(s, len, g->idents, &ids, &nids);
+	if (r == -BNC_ERR_TOO_LARGE)
+		idres_note(res, ID_OVER, "", 0);
+	else if (r < 0)
+		idres_note(res, ID_ERROR, "", 0);
+	g->idents -= nids < g->idents ? nids : g->idents;
+	pc->seen = xcalloc(nids + 1, sizeof(*pc->seen));
+	for (i = 0; i < nids; i++) {
+		sn = &pc->seen[pc->nseen++];
+		sn->nspan = normalised(s + ids[i].off, ids[i].len);
+		sn->nform = normalised(ids[i].form, strlen(ids[i].form));
+		if ((sn->trusted = id_trusted(g, &ids[i])) ||
+		    res->rank >= ID_FOUND)
+			continue;
+		f = lookup_id(g, s, &ids[i]);
+		if (f == TAINT_FOUND)
+			idres_note(res, ID_FOUND, s + ids[i].off, ids[i].len);
+		else if (f == TAINT_UNSURE)
+			idres_note(res, ID_UNSURE, s + ids[i].off, ids[i].len);
+		else if (taint_strict(g->s->taint))
+			idres_note(res, ID_DROPPED, s + ids[i].off,
+			    ids[i].len);
+		else
+			idres_note(res, ID_UNPROVEN, s + ids[i].off,
+			    ids[i].len);
+	}
+	canon_ids_free(ids, nids);
+}
+
+static void
+pass_ctx_free(struct pass_ctx *pc)
+{
+	size_t i;
+
+	for (i = 0; i < pc->nseen; i++) {
+		free(pc->seen[i].nspan);
+		free(pc->seen[i].nform);
+	}
+	free(pc->seen);
+}
+
+/*
+ * Text judged by the destination identities in it: those canon_scan
+ * finds (mailboxes in any spelling, URLs, scheme addresses, +E.164
+ * phones, IBANs), those the taint index's own scanner finds in the
+ * normalised text (an address spelt with fullwidth or invisible
+ * characters), and what the entry's identity_patterns find.  Each is
+ * trusted or else looked up: a tainted one denies (or asks, with
+ * `tainted: ask').  Swept text asks about its first unproven identity;
+ * scanned text does not (it is what a message says, not where it goes)
+ * until the taint index has dropped output: an identity not found may
+ * have been in what was dropped (DESIGN 5: the gate then gets
+ * stricter).  The reason shows the identity as written, never the rest
+ * of the text.
  */
 static void
 judge_idents(struct gate *g, const char *s, size_t len, enum gmode mode)
@@ -573,7 +826,7 @@ judge_idents(struct gate *g, const char *s, size_t len, enum gmode mode)
 		[TAINT_ABSENT] = ID_NONE, [TAINT_FOUND] = ID_FOUND,
 		[TAINT_UNSURE] = ID_UNSURE, [TAINT_DROPPED] = ID_DROPPED,
 	};
-	struct idres res;
+	struct idres res, norm;
 	struct pass_ctx pc;
 	enum taint_found r;
 	const char *what = mode == G_SWEEP ? "an address in swept argument" :
@@ -591,11 +844,20 @@ judge_idents(struct gate *g, const char *s, size_t len, enum gmode mode)
 	memset(&pc, 0, sizeof(pc));
 	res.g = g;
 	pc.g = g;
-	r = taint_lookup_idents(g->s->taint, s, len, pass_trusted, &pc,
-	    &g->idents, res.ident, sizeof(res.ident));
-	res.rank = ranks[r];
-	if (res.rank == ID_NONE && pc.first[0] != '\0')
-		idres_note(&res, ID_UNPROVEN, pc.first, strlen(pc.first));
+	text_identities(g, &res, &pc, s, len);
+	if (res.rank < ID_FOUND) {
+		memset(&norm, 0, sizeof(norm));
+		r = taint_lookup_idents(g->s->taint, s, len, pass_trusted,
+		    &pc, &g->idents, norm.ident, sizeof(norm.ident));
+		/* what only the normalised text shows counts as well */
+		if (ranks[r] > res.rank)
+			idres_note(&res, ranks[r], norm.ident,
+			    strlen(norm.ident));
+		if (res.rank == ID_NONE && pc.first[0] != '\0')
+			idres_note(&res, ID_UNPROVEN, pc.first,
+			    strlen(pc.first));
+	}
+	pass_ctx_free(&pc);
 	pattern_identities(&res, s, len);
 	if (idres_fail(g, &res))
 		return;
@@ -983,9 +1245,10 @@ recorded(struct session *s)
 	if (s->taint_dropped || !taint_strict(s->taint))
 		return;
 	s->taint_dropped = 1;
-	logit("session %s: untrusted output passed the taint index's cap "
-	    "(%zu bytes kept); its oldest output is dropped, and addresses "
-	    "in swept arguments that are not found are now asked about",
+	logit("session %s: the taint index no longer holds all untrusted "
+	    "output (its cap of %zu bytes was passed, or the canonical forms "
+	    "of one output's addresses could not all be recorded); addresses "
+	    "in scanned arguments that are not found are now asked about",
 	    s->id, taint_retained(s->taint));
 }
 

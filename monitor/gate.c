@@ -28,6 +28,7 @@
 #include "buf.h"
 #include "conffile.h"
 #include "decide.h"
+#include "err.h"
 #include "log.h"
 #include "monitor.h"
 #include "utf8.h"
@@ -558,7 +559,7 @@ gate_client_answer(struct session *s, struct rpc *m)
 	const char *action = NULL;
 	struct ask *a = NULL;
 	size_t i;
-	int flags = 0;
+	int flags = 0, r;
 
 	if (m->id.type != RPC_ID_INT)
 		return 0;
@@ -581,10 +582,11 @@ gate_client_answer(struct session *s, struct rpc *m)
 	}
 	if (a->once)
 		a->confirmed = 1;
-	else if (a->param != NULL && approvals_add(s->approvals,
+	else if (a->param != NULL && (r = approvals_add(s->approvals,
 	    a->key != NULL ? a->key : a->tool, a->param, a->value,
-	    a->len) != 0) {
-		ask_deny(s, a, "too many approvals in this session");
+	    a->len)) != 0) {
+		ask_deny(s, a, r == -BNC_ERR_TOO_LARGE ? "too many approvals "
+		    "in this session" : "the value cannot be remembered");
 		return 1;
 	}
 	if (a->confirmed)

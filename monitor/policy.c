@@ -28,6 +28,8 @@
 #include <pcre2.h>
 
 #include "bounds.h"
+#include "buf.h"
+#include "canon.h"
 #include "err.h"
 #include "policy.h"
 #include "schema.h"
@@ -541,6 +543,21 @@ check_prefix(struct pctx *x, const struct ynode *v, const char *key,
 	return 0;
 }
 
+static int pattern_canon(const char *, char **, char *);
+
+/* A trusted destination must be a well-formed identity, read one way. */
+static int
+check_dest(struct pctx *x, const struct ynode *v, const char *key,
+    const char *s)
+{
+	char *pc, err[256];
+
+	if (pattern_canon(s, &pc, err) != 0)
+		return pfail(x, v, key, "%s", err);
+	free(pc);
+	return 0;
+}
+
 static int
 get_list(struct pctx *x, const struct ynode *v, const char *key,
     enum list_kind kind, char ***vecp, size_t *np)
@@ -563,6 +580,9 @@ get_list(struct pctx *x, const struct ynode *v, const char *key,
 			goto out;
 		if (kind == LIST_PREFIX &&
 		    (r = check_prefix(x, v->items[i], key, s)) != 0)
+			goto out;
+		if (kind == LIST_DEST &&
+		    (r = check_dest(x, v->items[i], key, s)) != 0)
 			goto out;
 		for (j = 0; j < n; j++)
 			if (strcmp(vec[j], s) == 0) {
@@ -2090,19 +2110,18 @@ glob_match(const char *pat, size_t plen, const char *v, size_t vlen)
 	return r;
 }
 
-int
-policy_trusted_match(const char *pattern, const char *value, size_t len)
+/* Does pattern (as pattern_canon left it) match v[0..vlen)? */
+static int
+dest_match(const char *pattern, const char *v, size_t vlen)
 {
 	char *pn = NULL, *vn = NULL;
 	long pl, vl;
 	int r = 0;
 
-	if (pattern == NULL || value == NULL)
-		return 0;
 	pn = xmalloc(strlen(pattern) + 1);
-	vn = xmalloc(len + 1);
+	vn = xmalloc(vlen + 1);
 	if ((pl = dest_norm(pattern, strlen(pattern), pn)) <= 0 ||
-	    (vl = dest_norm(value, len, vn)) <= 0)
+	    (vl = dest_norm(v, vlen, vn)) <= 0)
 		goto out;
 	if (strchr(pn, '*') == NULL)
 		r = pl == vl && memcmp(pn, vn, (size_t)vl) == 0;
@@ -2112,6 +2131,199 @@ policy_trusted_match(const char *pattern, const char *value, size_t len)
 	free(pn);
 	free(vn);
 	return r;
+}
+
+/*
+ * The form a trusted_destinations entry is compared in (canon.h), its
+ * '*' kept: an entry without '*' that is one identity, that identity's
+ * form; "LOCAL@DOMAIN" and "*.DOMAIN" with no '*' in DOMAIN, the domain
+ * as a host; a URL pattern "scheme://host/path/" and a final '*', its
+ * URL before the '*'.  Anything else as written.  0 and *out (the caller
+ * frees it), or
+ * < 0 with a message in err[256]: an entry that is no well-formed
+ * identity, or one that servers read two ways (write the one meant).
+ */
+static int
+pattern_canon(const char *pat, char **out, char *err)
+{
+	struct canon_id id;
+	struct buf *b = buf_new();
+	const char *at, *star = strchr(pat, '*');
+	size_t len = strlen(pat);
+	int r, flags = 0;
+
+	*out = NULL;
+	memset(&id, 0, sizeof(id));
+	if (star == NULL) {
+		if ((r = canon_whole(pat, len, &id)) < 0)
+			goto bad;
+		if (r == 0)
+			*out = xstrdup(pat);
+		else if (id.alt != NULL)
+			goto twice;
+		else
+			*out = xstrdup(id.form);
+		r = 0;
+	} else if ((at = strrchr(pat, '@')) != NULL &&
+	    strchr(at, '*') == NULL && strstr(pat, "://") == NULL) {
+		if ((r = buf_put(b, pat, (size_t)(at - pat) + 1)) != 0 ||
+		    (r = canon_host(at + 1, strlen(at + 1), b, &flags)) != 0)
+			goto bad;
+		if (flags & CANON_AMBIGUOUS)
+			goto twice;
+		*out = xstrdup((const char *)buf_ptr(b));
+	} else if (strncmp(pat, "*.", 2) == 0 && strchr(pat + 2, '*') ==
+	    NULL) {
+		if ((r = buf_put(b, "*.", 2)) != 0 ||
+		    (r = canon_host(pat + 2, len - 2, b, &flags)) != 0)
+			goto bad;
+		if (flags & CANON_AMBIGUOUS)
+			goto twice;
+		*out = xstrdup((const char *)buf_ptr(b));
+	} else if (strstr(pat, "://") != NULL && star == pat + len - 1 &&
+	    len >= 2 && pat[len - 2] == '/') {
+		if ((r = canon_url(pat, len - 1, b, NULL, &flags)) != 0)
+			goto bad;
+		if (flags & CANON_AMBIGUOUS)
+			goto twice;
+		/* the URL form, without its NUL, then the '*' */
+		xasprintf(out, "%s*", (const char *)buf_ptr(b));
+	} else
+		*out = xstrdup(pat);
+	r = 0;
+	goto out;
+ twice:
+	snprintf(err, 256, "\"%.64s\" is read two ways by servers (as "
+	    "\"%.64s\" and otherwise); write the one meant", pat,
+	    id.form != NULL ? id.form : (const char *)buf_ptr(b));
+	r = -BNC_ERR_BAD_FORMAT;
+	goto out;
+ bad:
+	snprintf(err, 256, "\"%.64s\" is not a well-formed address, host or "
+	    "URL", pat);
+	r = -BNC_ERR_BAD_FORMAT;
+ out:
+	canon_id_clear(&id);
+	buf_free(b);
+	return r;
+}
+
+/* Does pattern match the identity (both readings of an ambiguous one)? */
+static int
+pattern_matches(const char *pattern, const char *form, const char *alt)
+{
+	char *pc, err[256];
+	int r;
+
+	if (pattern_canon(pattern, &pc, err) != 0)
+		return 0;
+	r = dest_match(pc, form, strlen(form)) &&
+	    (alt == NULL || dest_match(pc, alt, strlen(alt)));
+	free(pc);
+	return r;
+}
+
+/*
+ * The host of a URL in canonical form (canon.h: lower case, no default
+ * port, userinfo before the last '@' of the authority), copied to out;
+ * NULL if form is no URL with a host.
+ */
+static char *
+url_host(const char *form)
+{
+	const char *a, *e, *at, *h;
+
+	if ((a = strstr(form, "://")) == NULL)
+		return NULL;
+	a += 3;
+	e = a + strcspn(a, "/?#");
+	for (h = a; (at = memchr(h, '@', (size_t)(e - h))) != NULL;
+	    h = at + 1)
+		;
+	if (*h == '[')
+		e = (at = memchr(h, ']', (size_t)(e - h))) != NULL ? at + 1 : e;
+	else if ((at = memchr(h, ':', (size_t)(e - h))) != NULL)
+		e = at;
+	return e > h ? xstrndup(h, (size_t)(e - h)) : NULL;
+}
+
+/*
+ * An entry that names a host ("wiki.corp.example", "*.corp.example")
+ * trusts the URLs to that host, whatever their path: the host is where
+ * the request goes.
+ */
+static int
+host_matches(const char *pattern, const char *form, const char *alt)
+{
+	char *h = NULL, *ha = NULL;
+	int r = 0;
+
+	if (strstr(pattern, "://") != NULL || strchr(pattern, '@') != NULL ||
+	    strchr(pattern, '/') != NULL)
+		return 0;
+	if ((h = url_host(form)) == NULL ||
+	    (alt != NULL && (ha = url_host(alt)) == NULL))
+		goto out;
+	r = pattern_matches(pattern, h, ha);
+ out:
+	free(h);
+	free(ha);
+	return r;
+}
+
+int
+policy_trusted_id(const struct tool_policy *tp, const char *form,
+    const char *alt)
+{
+	size_t i;
+
+	for (i = 0; i < tp->ntrusted; i++)
+		if (pattern_matches(tp->trusted[i], form, alt) ||
+		    host_matches(tp->trusted[i], form, alt))
+			return 1;
+	return 0;
+}
+
+int
+policy_trusted_value(const struct tool_policy *tp, const char *value,
+    size_t len)
+{
+	struct canon_id id;
+	char *v;
+	size_t i;
+	int r, hit = 0;
+
+	if (tp->ntrusted == 0)
+		return 0;
+	memset(&id, 0, sizeof(id));
+	if ((r = canon_whole(value, len, &id)) == 1)
+		hit = policy_trusted_id(tp, id.form, id.alt);
+	else if (r == 0 && memchr(value, '\0', len) == NULL) {
+		/* a name, not an address: compared as written */
+		v = xmalloc(len + 1);
+		memcpy(v, value, len);
+		v[len] = '\0';
+		for (i = 0; i < tp->ntrusted && !hit; i++)
+			hit = pattern_matches(tp->trusted[i], v, NULL);
+		free(v);
+	}
+	canon_id_clear(&id);
+	return hit;
+}
+
+int
+policy_trusted_match(const char *pattern, const char *value, size_t len)
+{
+	struct tool_policy tp;
+	char *one[1];
+
+	if (pattern == NULL || value == NULL)
+		return 0;
+	memset(&tp, 0, sizeof(tp));
+	one[0] = (char *)(uintptr_t)pattern;	/* only read */
+	tp.trusted = one;
+	tp.ntrusted = 1;
+	return policy_trusted_value(&tp, value, len);
 }
 
 /* ---- -t ------------------------------------------------------------- */

@@ -165,14 +165,29 @@ int	policy_identities(const struct tool_policy *, const char *s,
 	    size_t len, int (*fn)(void *, const char *, size_t), void *arg);
 
 /*
- * Does a destination value match a trusted_destinations entry?  Both
- * sides are trimmed, runs of ASCII white space become one space and
- * ASCII letters are compared case-insensitively.  An entry without '*'
- * must then be equal.  In an entry, a '*' that ends it right after a '/'
- * matches any run of characters but white space and controls; any other
- * '*' matches a run of ASCII letters, digits, '.', '_', '+' and '-' only,
- * so it never crosses '@', '/', ':', ',' or a space.  1 or 0.
+ * Does a destination match one of the entry's trusted_destinations?
+ * Both sides are compared in their canonical forms (canon.h): a value
+ * that is one identity (a mailbox in any RFC 5322 spelling, a URL, a
+ * host, a phone, an IBAN, a scheme address) by its form, and both of its
+ * readings must match when servers read it two ways; a value that names
+ * no identity (a channel name) as written; a value that is malformed
+ * never.  Entries are canonicalised keeping their '*' (pattern_canon in
+ * policy.c).  Then both sides are trimmed, runs of ASCII white space
+ * become one space and ASCII letters are compared case-insensitively.  An
+ * entry without '*' must then be equal.  In an entry, a '*' that ends it
+ * right after a '/' matches any run of characters but white space and
+ * controls; any other '*' matches a run of ASCII letters, digits, '.',
+ * '_', '+' and '-' only, so it never crosses '@', '/', ':', ',' or a
+ * space.  So a trusted "https://host/base/" + "*" does not admit a URL whose
+ * path resolves outside base, nor one whose host differs after IDNA.
+ * 1 or 0.
  */
+int	policy_trusted_value(const struct tool_policy *, const char *value,
+	    size_t len);
+/* The same for an identity already canonical: form, and alt or NULL. */
+int	policy_trusted_id(const struct tool_policy *, const char *form,
+	    const char *alt);
+/* One entry against one value (tests). */
 int	policy_trusted_match(const char *pattern, const char *value,
 	    size_t len);
 

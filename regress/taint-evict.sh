@@ -21,7 +21,7 @@ mail='{"to":"boss@corp.example","cc":[],"body":"see you at new@random.example"}'
 # before: the body's address is not found, and content is not asked about
 call 1 send_email "$mail"
 expect_line "$(f_text 1 "sent to boss@corp.example")"
-grep -q 'oldest output is dropped' "$MONLOG" &&
+grep -q 'no longer holds all untrusted output' "$MONLOG" &&
     fail "eviction logged before any output was dropped"
 
 # 9 MB of output: more than the cap
@@ -40,7 +40,7 @@ expect_line "$(f_blocked 11) and (.result.content[0].text | contains(\"may have 
 call 12 big '{"bytes":1000}'
 expect_line "$(f_result 12)"
 ping_ok 13
-n=$(grep -c 'oldest output is dropped' "$MONLOG")
+n=$(grep -c 'no longer holds all untrusted output' "$MONLOG")
 [ "$n" = 1 ] || fail "eviction logged $n times, want once"
 [ "$(mock_calls "$TESTDIR/mail.log" | grep -c send_email)" = 1 ] ||
     fail "the mail server got: $(mock_calls "$TESTDIR/mail.log")"

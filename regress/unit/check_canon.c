@@ -992,6 +992,12 @@ START_TEST(test_whole_misc)
 	whole_not("example.com/path");
 	whole_not("//example.com/x");
 	whole_not("nosuch:thing");
+	/* a URL with white space inside is one place to a WHATWG parser,
+	 * two to a receiver that splits on spaces: no single identity */
+	whole_not("https://wiki.corp.example/x https://evil.example/");
+	whole_not("slack:#general  slack:#random");
+	whole_is("https://a.example/x%20y", CANON_URL,
+	    "https://a.example/x%20y", NULL);
 	/* it starts as a URL and is none: an error, never 0 */
 	whole_err("https://exa mple.com/", -BNC_ERR_BAD_FORMAT);
 	whole_err("https://", -BNC_ERR_BAD_FORMAT);

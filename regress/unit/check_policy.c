@@ -726,8 +726,9 @@ START_TEST(test_trusted_exact)
 	ck_assert_int_eq(tm("you@yourcompany.com", "you@yourcompany.co"), 0);
 	ck_assert_int_eq(tm("you@yourcompany.com", "xyou@yourcompany.com"),
 	    0);
+	/* DESIGN 5: a mailto: names the mailbox it holds */
 	ck_assert_int_eq(tm("you@yourcompany.com",
-	    "mailto:you@yourcompany.com"), 0);
+	    "mailto:you@yourcompany.com"), 1);
 	/* no '?' or '[' magic */
 	ck_assert_int_eq(tm("a?c", "abc"), 0);
 	ck_assert_int_eq(tm("a?c", "a?c"), 1);
@@ -761,9 +762,16 @@ START_TEST(test_trusted_glob)
 	    "attacker@evil.com, bob@corp.example"), 0);
 	ck_assert_int_eq(tm("*@corp.example",
 	    "attacker@evil.com,bob@corp.example"), 0);
+	/* DESIGN 5: a display name, a comment, quotes or a mailto: make no
+	 * other mailbox; an address list is no single trusted one */
 	ck_assert_int_eq(tm("*@corp.example",
-	    "Bob <bob@corp.example>"), 0);
-	ck_assert_int_eq(tm("*@corp.example", "mailto:bob@corp.example"), 0);
+	    "Bob <bob@corp.example>"), 1);
+	ck_assert_int_eq(tm("*@corp.example", "mailto:bob@corp.example"), 1);
+	ck_assert_int_eq(tm("*@corp.example", "\"bob\"@corp.example"), 1);
+	ck_assert_int_eq(tm("*@corp.example", "bob(x)@corp.example."), 1);
+	ck_assert_int_eq(tm("*@corp.example",
+	    "Bob <bob@corp.example>, eve@evil.example"), 0);
+	ck_assert_int_eq(tm("*@corp.example", "Bob <bob@evil.example>"), 0);
 	ck_assert_int_eq(tm("*@corp.example", "@corp.example"), 1);
 	ck_assert_int_eq(tm("team-*@corp.example", "team-a@corp.example"), 1);
 	ck_assert_int_eq(tm("team-*@corp.example", "bob@corp.example"), 0);
@@ -782,8 +790,9 @@ START_TEST(test_trusted_glob)
 	    "https://wiki.corp.example/Page/x?y=1&z=a@b#top"), 1);
 	ck_assert_int_eq(tm("https://wiki.corp.example/*",
 	    "HTTPS://WIKI.corp.example/a"), 1);
+	/* the same URL: an empty path is "/" */
 	ck_assert_int_eq(tm("https://wiki.corp.example/*",
-	    "https://wiki.corp.example"), 0);
+	    "https://wiki.corp.example"), 1);
 	ck_assert_int_eq(tm("https://wiki.corp.example/*",
 	    "https://wiki.corp.example.evil.com/"), 0);
 	ck_assert_int_eq(tm("https://wiki.corp.example/*",
