@@ -80,25 +80,44 @@ utf8_trim(char *p)
 		s[j - 1] = '\0';
 }
 
-/* The length of the UTF-8 character at s (1 to 4), or 0 if it is none. */
-static size_t
-char_len(const uint8_t *s, size_t left)
+size_t
+utf8_decode(const void *p, size_t len, uint32_t *cp)
 {
-	size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	const uint8_t *s = p;
+	size_t n, i;
+	uint32_t v, min;
 
-	return n <= left && utf8_valid(s, n) ? n : 0;
-}
-
-static uint32_t
-char_code(const uint8_t *s, size_t n)
-{
-	static const uint8_t lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
-	uint32_t c = s[0] & lead_mask[n];
-	size_t i;
-
-	for (i = 1; i < n; i++)
-		c = (c << 6) | (s[i] & 0x3f);
-	return c;
+	if (len == 0)
+		return 0;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		v = s[0] & 0x1f;
+		min = 0x80;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		v = s[0] & 0x0f;
+		min = 0x800;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		v = s[0] & 0x07;
+		min = 0x10000;
+	} else
+		return 0;
+	if (len < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return n;
 }
 
 /* The escape of the character at s in one[16]; its length in bytes. */
@@ -108,11 +127,11 @@ escape_one(const uint8_t *s, size_t left, char *one)
 	size_t n;
 	uint32_t c;
 
-	if ((n = char_len(s, left)) == 0) {
+	if ((n = utf8_decode(s, left, &c)) == 0) {
 		snprintf(one, 16, "\\x%02x", s[0]);
 		return 1;
 	}
-	if ((c = char_code(s, n)) == '\\')
+	if (c == '\\')
 		snprintf(one, 16, "\\\\");
 	else if (c >= 0x20 && c < 0x7f)
 		snprintf(one, 16, "%c", (char)c);

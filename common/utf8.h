@@ -6,9 +6,13 @@
 #define BNC_UTF8_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Returns 1 if the bytes are valid UTF-8, else 0. */
 int	utf8_valid(const void *, size_t);
+/* The character at s[0..len): its length (1 to 4) and *cp, or 0 when it
+ * is no well-formed UTF-8 (overlong, surrogate, cut short, too high). */
+size_t	utf8_decode(const void *s, size_t len, uint32_t *cp);
 /* The length of s[0..len) cut to at most max bytes without splitting a
  * character. */
 size_t	utf8_cut(const void *s, size_t len, size_t max);

@@ -30,6 +30,7 @@
 #include "buf.h"
 #include "canon.h"
 #include "err.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define IDENT_MAX	BNC_CANON_IDENT_MAX
@@ -395,45 +396,6 @@ sb_emit(struct buf *dst, const struct buf *src)
 	return 0;
 }
 
-/* Decodes one well-formed UTF-8 sequence; 0 if s starts none. */
-static size_t
-u8_dec(const unsigned char *s, size_t len, uint32_t *cp)
-{
-	unsigned char c = s[0];
-	size_t n, i;
-	uint32_t v, min;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		v = c & 0x1f;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		v = c & 0x0f;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		v = c & 0x07;
-		min = 0x10000;
-	} else
-		return 0;
-	if (len < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		v = (v << 6) | (s[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return n;
-}
-
 /* The well-formed sequence that ends at s[i], not before lo; 0 if none. */
 static size_t
 u8_prev(const unsigned char *s, size_t lo, size_t i, uint32_t *cp)
@@ -443,7 +405,7 @@ u8_prev(const unsigned char *s, size_t lo, size_t i, uint32_t *cp)
 	for (n = 1; n <= 4 && n <= i - lo; n++) {
 		if (n < 4 && n < i - lo && (s[i - n] & 0xc0) == 0x80)
 			continue;
-		return u8_dec(s + i - n, n, cp) == n ? n : 0;
+		return utf8_decode(s + i - n, n, cp) == n ? n : 0;
 	}
 	return 0;
 }
@@ -456,7 +418,7 @@ clean_text(const unsigned char *s, size_t n)
 	uint32_t c;
 
 	while (i < n) {
-		if ((k = u8_dec(s + i, n - i, &c)) == 0 || c < 0x20 ||
+		if ((k = utf8_decode(s + i, n - i, &c)) == 0 || c < 0x20 ||
 		    c == 0x7f)
 			return 0;
 		i += k;
@@ -1015,7 +977,7 @@ host_read(const unsigned char *h, size_t n, int pct, struct buf *form,
 	pv = xreallocarray(NULL, 2 * n + 1, sizeof(*pv));
 	av = xreallocarray(NULL, 2 * n + 1, sizeof(*av));
 	for (i = 0; i < n; i += k) {
-		if ((k = u8_dec(s + i, n - i, &c)) == 0) {
+		if ((k = utf8_decode(s + i, n - i, &c)) == 0) {
 			r = -BNC_ERR_BAD_UTF8;
 			goto out;
 		}
@@ -1526,7 +1488,7 @@ lex_char(const struct lex *lx, size_t i)
 		return 1;
 	if (lx->s[i] < 0x80)
 		return 0;
-	return u8_dec(lx->s + i, lx->len - i, &c);
+	return utf8_decode(lx->s + i, lx->len - i, &c);
 }
 
 /* Skips white space and comments (nested at most COMMENT_DEPTH). */
@@ -1610,7 +1572,7 @@ lex_next(struct lex *lx, struct tok *t)
 		if (IS(c, A_ATEXT))
 			k = 1;
 		else if (c >= 0x80 &&
-		    (k = u8_dec(lx->s + lx->i, lx->len - lx->i, &cp)) > 0)
+		    (k = utf8_decode(lx->s + lx->i, lx->len - lx->i, &cp)) > 0)
 			;
 		else
 			break;
@@ -1661,7 +1623,7 @@ dot_atom(const unsigned char *s, size_t n)
 			continue;
 		}
 		if (!IS(s[i], A_ATEXT) &&
-		    (s[i] < 0x80 || (k = u8_dec(s + i, n - i, &c)) == 0))
+		    (s[i] < 0x80 || (k = utf8_decode(s + i, n - i, &c)) == 0))
 			return 0;
 		prev_dot = 0;
 	}
@@ -2466,7 +2428,7 @@ has_dot(const unsigned char *s, size_t n)
 	uint32_t c;
 
 	for (i = 0; i < n; i += k)
-		if ((k = u8_dec(s + i, n - i, &c)) == 0)
+		if ((k = utf8_decode(s + i, n - i, &c)) == 0)
 			k = 1;
 		else if (c == '.' || is_dot(c))
 			return 1;
@@ -2665,7 +2627,7 @@ text_stop(const struct scan *sc, size_t i, size_t *k)
 	if (sc->s[i] < 0x80)
 		return IS(sc->s[i], A_SPACE) || sc->s[i] < 0x20 ||
 		    sc->s[i] == 0x7f;
-	if ((*k = u8_dec(sc->s + i, sc->len - i, &c)) == 0) {
+	if ((*k = utf8_decode(sc->s + i, sc->len - i, &c)) == 0) {
 		*k = 1;
 		return 1;
 	}
@@ -2789,7 +2751,7 @@ scan_domain(const struct scan *sc, size_t d)
 			e++;
 			continue;
 		}
-		if ((k = u8_dec(s + e, sc->len - e, &c)) == 0 ||
+		if ((k = utf8_decode(s + e, sc->len - e, &c)) == 0 ||
 		    (!is_dot(c) && !cp_word(c)))
 			break;
 		e += k;
@@ -2965,7 +2927,7 @@ scan_url(struct scan *sc, size_t b, size_t c, int special, size_t *next)
 		    (close != 0 && s[ae] == close))
 			break;
 		/* a label separator of another script stays in a host */
-		if (s[ae] >= 0x80 && (k = u8_dec(s + ae, sc->len - ae,
+		if (s[ae] >= 0x80 && (k = utf8_decode(s + ae, sc->len - ae,
 		    &cp)) != 0 && is_dot(cp))
 			continue;
 		if (text_stop(sc, ae, &k))
@@ -3285,7 +3247,7 @@ canon_visible(const char *s, size_t len, size_t max, struct buf *out)
 	int n, lt, r = 0;
 
 	for (i = 0; i < len && r == 0; i += k) {
-		if ((k = u8_dec(u + i, len - i, &c)) == 0) {
+		if ((k = utf8_decode(u + i, len - i, &c)) == 0) {
 			k = 1;
 			n = snprintf(t, sizeof(t), "<0x%02X>", u[i]);
 			r = vis_put(out, mark, max, t, (size_t)n);

@@ -405,41 +405,6 @@ classify(uint32_t c, uint32_t *out)
 	return N_CHAR;
 }
 
-/* Decodes one well-formed UTF-8 sequence; 0 if s starts none. */
-static size_t
-utf8_dec(const unsigned char *s, size_t len, uint32_t *cp)
-{
-	unsigned char c = s[0];
-	size_t n, i;
-	uint32_t v, min;
-
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		v = c & 0x1f;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		v = c & 0x0f;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		v = c & 0x07;
-		min = 0x10000;
-	} else
-		return 0;
-	if (len < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		v = (v << 6) | (s[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return n;
-}
-
 static size_t
 utf8_enc(uint32_t c, unsigned char *o)
 {
@@ -495,7 +460,7 @@ norm_run(struct norm *st, const unsigned char *s, size_t len,
 		if (s[i] < 0x80) {
 			k = ascii_class(s[i], &f);
 			i++;
-		} else if ((n = utf8_dec(s + i, len - i, &c)) == 0) {
+		} else if ((n = utf8_decode(s + i, len - i, &c)) == 0) {
 			/* not UTF-8: the byte stands for itself */
 			k = N_CHAR;
 			f = s[i];
