@@ -1137,10 +1137,51 @@ check_declared(const struct tool_entry *e, const struct tool_policy *pol,
 	return denied;
 }
 
+/*
+ * approval: signed.  An elicitation answer is only as trustworthy as the
+ * client worker that parses it and the client application together (a
+ * hijacked parser can declare elicitation and accept every question), so
+ * such a tool's asks never go to the client: they wait for a signed
+ * out-of-band approval, which this release cannot take yet.  Until it
+ * can, they are denied, saying so.
+ */
+static void
+require_signed(const struct tool_policy *pol, struct decision *d)
+{
+	char reason[BNC_REASON_MAX];
+
+	if (pol == NULL || pol->approval != APPROVAL_SIGNED ||
+	    d->verdict != VERDICT_ASK)
+		return;
+	snprintf(reason, sizeof(reason), "%.*s; needs a signed approval",
+	    (int)utf8_cut(d->reason, strlen(d->reason), BNC_REASON_MAX - 64),
+	    d->reason);
+	free(d->ask_param);
+	free(d->ask_value);
+	d->ask_param = d->ask_value = NULL;
+	d->ask_once = 0;
+	set(d, VERDICT_DENY, d->contract, "%s", reason);
+}
+
+static void decide_tool(struct session *, const char *,
+    const struct tool_entry *, const struct value *, int,
+    struct decision *, const struct tool_policy **);
+
 void
 decide_call(struct session *s, const char *name,
     const struct tool_entry *e, const struct value *args, int flags,
     struct decision *d)
+{
+	const struct tool_policy *pol = NULL;
+
+	decide_tool(s, name, e, args, flags, d, &pol);
+	require_signed(pol, d);
+}
+
+static void
+decide_tool(struct session *s, const char *name,
+    const struct tool_entry *e, const struct value *args, int flags,
+    struct decision *d, const struct tool_policy **polp)
 {
 	const struct tool_policy *pol;
 	const struct value *schema;
@@ -1176,7 +1217,7 @@ decide_call(struct session *s, const char *name,
 		return;
 	}
 	schema = value_get(e->pin->def, "inputSchema");
-	pol = policy_for(s->policy, e->up->name, e->pin->name, schema);
+	pol = *polp = policy_for(s->policy, e->up->name, e->pin->name, schema);
 	for (i = 0; i < pol->nsink; i++)
 		sink_note(d, pol->sink_params[i]);
 
@@ -1577,9 +1618,22 @@ check_listed(struct session *s, const struct request *r, const char *what,
 	return 0;
 }
 
+static void decide_req(struct session *, const struct request *, int,
+    struct decision *, const struct tool_policy **);
+
 void
 decide_request(struct session *s, const struct request *r, int flags,
     struct decision *d)
+{
+	const struct tool_policy *pol = NULL;
+
+	decide_req(s, r, flags, d, &pol);
+	require_signed(pol, d);
+}
+
+static void
+decide_req(struct session *s, const struct request *r, int flags,
+    struct decision *d, const struct tool_policy **polp)
 {
 	const struct tool_policy *pol;
 	struct tool_entry te;
@@ -1596,8 +1650,8 @@ decide_request(struct session *s, const struct request *r, int flags,
 	    "name" : "uri");
 	if (check_listed(s, r, what, shown, d))
 		return;
-	pol = policy_for_request(s->policy, r->up->name, req_is_prompt(r) ?
-	    POLICY_PROMPT : POLICY_RESOURCE, r->name);
+	pol = *polp = policy_for_request(s->policy, r->up->name,
+	    req_is_prompt(r) ? POLICY_PROMPT : POLICY_RESOURCE, r->name);
 
 	/* 3. budget: a prompt's by its name, a resource's by its entry */
 	if (pol->max_calls >= 0 && req_counts(r) &&

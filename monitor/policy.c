@@ -644,6 +644,22 @@ key_tainted(struct pctx *x, const struct ynode *v, const char *key,
 }
 
 static int
+key_approval(struct pctx *x, const struct ynode *v, const char *key,
+    enum approval_channel *out)
+{
+	char d[96];
+
+	if (v->type == YNODE_SCALAR && strcmp(v->scalar, "elicit") == 0)
+		*out = APPROVAL_ELICIT;
+	else if (v->type == YNODE_SCALAR && strcmp(v->scalar, "signed") == 0)
+		*out = APPROVAL_SIGNED;
+	else
+		return pfail(x, v, key, "must be elicit or signed, not %s",
+		    describe(v, d, sizeof(d)));
+	return 0;
+}
+
+static int
 key_extra(struct pctx *x, const struct ynode *v, const char *key, int *out)
 {
 	char d[96];
@@ -797,7 +813,8 @@ enum key_kind {
 	K_MAX_CALLS,
 	K_TAINTED,
 	K_EXTRA,
-	K_IDPATS
+	K_IDPATS,
+	K_APPROVAL
 };
 
 /* Every key an entry may have; anything else is an error. */
@@ -829,6 +846,8 @@ static const struct entry_key {
 	{ "extra_args", K_EXTRA, 0, offsetof(struct tool_policy, extra_args),
 	    0 },
 	{ "identity_patterns", K_IDPATS, 0, 0, 0 },
+	{ "approval", K_APPROVAL, 0, offsetof(struct tool_policy, approval),
+	    0 },
 	{ "confirm", K_BOOL, 0, offsetof(struct tool_policy, confirm), 0 },
 	{ "taint_source", K_BOOL, 0,
 	    offsetof(struct tool_policy, taint_source), 0 },
@@ -858,6 +877,9 @@ entry_key(struct pctx *x, const struct entry_key *k, const struct ynode *v,
 		return key_extra(x, v, key, (int *)(void *)f);
 	case K_IDPATS:
 		return key_idpats(x, v, key, tp);
+	case K_APPROVAL:
+		return key_approval(x, v, key,
+		    (enum approval_channel *)(void *)f);
 	}
 	return pfail(x, v, key, "internal error");
 }
@@ -2390,6 +2412,11 @@ lint_replace(struct lint *l, const struct tool_policy *e,
 	if (old->confirm && !e->confirm)
 		lwarn(l, e, "replaces the %s entry at %s:%lu and drops its "
 		    "confirm: true", what, old->file, old->line);
+	if (old->approval == APPROVAL_SIGNED &&
+	    e->approval != APPROVAL_SIGNED)
+		lwarn(l, e, "replaces the %s entry at %s:%lu and drops its "
+		    "approval: signed; its asks go to the client again", what,
+		    old->file, old->line);
 	if (old->max_calls >= 0 && (e->max_calls < 0 ||
 	    e->max_calls > old->max_calls))
 		lwarn(l, e, "replaces the %s entry at %s:%lu and raises its "

@@ -34,6 +34,12 @@ enum tainted_action {
 	TAINTED_ASK = 1
 };
 
+/* Who may answer this tool's asks (DESIGN 5, "approval"). */
+enum approval_channel {
+	APPROVAL_ELICIT = 0,	/* the client, through elicitation */
+	APPROVAL_SIGNED = 1	/* only a signed out-of-band approval */
+};
+
 /* One entry.  Lists are in file order; the policy owns everything. */
 struct tool_policy {
 	char		 *name;		/* as written (maybe upstream:tool) */
@@ -55,6 +61,7 @@ struct tool_policy {
 	size_t		  nidpats;
 	long long	  max_calls;	/* -1: none */
 	enum tainted_action tainted;
+	enum approval_channel approval;
 	int		  confirm;
 	int		  taint_source;	/* default 1 */
 	int		  extra_args;	/* arguments the pinned schema does

@@ -1565,6 +1565,42 @@ START_TEST(test_questions)
 }
 END_TEST
 
+/* approval: signed never asks the client; until signed approvals exist,
+ * its asks are denied, saying so (issue 9, item 1). */
+START_TEST(test_approval_signed)
+{
+	static const char *const tools[] = { "send(to,body)", "wipe(path)",
+	    "peek(x)", NULL };
+	struct decision d;
+	struct value *a;
+
+	start("send:\n  exfiltrating: true\n  sink_params: [to]\n"
+	    "  trusted_destinations: ['*@corp.example']\n  approval: signed\n"
+	    "wipe:\n  confirm: true\n  approval: signed\n"
+	    "peek: { approval: signed }\n", tools);
+	taint("mail attacker@evil.example");
+	a = J("{\"to\":\"new@other.example\",\"body\":\"x\"}");
+	decide_call(&s, "send", surface_find(&s, "send"), a, CALL, &d);
+	ck_assert_int_eq(d.verdict, VERDICT_DENY);
+	ck_assert_str_eq(d.contract, "sink_gate");
+	ck_assert_str_eq(d.reason, "destination to='new@other.example' is "
+	    "not a vouched recipient; needs a signed approval");
+	ck_assert_ptr_null(d.ask_value);
+	decision_clear(&d);
+	value_free(a);
+	expect("send", J("{\"to\":\"attacker@evil.example\"}"), CALL,
+	    VERDICT_DENY, "sink_gate", "destination to='attacker@evil.example' "
+	    "came from untrusted data");
+	expect("send", J("{\"to\":\"ann@corp.example\",\"body\":\"x\"}"), CALL,
+	    VERDICT_ALLOW, NULL, NULL);
+	expect("wipe", J("{\"path\":\"/tmp/x\"}"), CALL, VERDICT_DENY,
+	    "default", "tool 'wipe' needs a human's confirmation for every "
+	    "call; needs a signed approval");
+	/* nothing to ask: no change */
+	expect("peek", J("{\"x\":1}"), CALL, VERDICT_ALLOW, NULL, NULL);
+}
+END_TEST
+
 static Suite *
 decide_suite(void)
 {
@@ -1605,6 +1641,7 @@ decide_suite(void)
 	tcase_add_test(tc, test_canonical_urls);
 	tcase_add_test(tc, test_canonical_identities);
 	tcase_add_test(tc, test_questions);
+	tcase_add_test(tc, test_approval_signed);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("requests");
 	tcase_add_checked_fixture(tc, NULL, teardown);

@@ -160,6 +160,7 @@ START_TEST(test_full_entry)
 	    "  confirm: true\n"
 	    "  taint_source: false\n"
 	    "  extra_args: allow\n"
+	    "  approval: signed\n"
 	    "  read_only: yes\n", 0), 0);
 	tp = policy_for(pol, "mail", "send_email", NULL);
 	ck_assert_str_eq(tp->source, "user");
@@ -186,6 +187,7 @@ START_TEST(test_full_entry)
 	ck_assert_int_eq(tp->taint_source, 0);
 	ck_assert_int_eq(tp->read_only, 1);
 	ck_assert_int_eq(tp->extra_args, 1);
+	ck_assert_int_eq(tp->approval, APPROVAL_SIGNED);
 	ck_assert_int_eq(tp->forbidden, 0);
 	ck_assert_uint_eq(policy_nentries(pol), 1);
 	ck_assert_ptr_eq(policy_entry(pol, 0), tp);
@@ -206,6 +208,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(tp->confirm, 0);
 	ck_assert_int_eq(tp->taint_source, 1);
 	ck_assert_int_eq(tp->extra_args, 0);
+	ck_assert_int_eq(tp->approval, APPROVAL_ELICIT);
 	ck_assert_uint_eq(tp->nsink + tp->ntrusted + tp->nwrite +
 	    tp->nprefixes + tp->npatterns, 0);
 	/* max_calls: 0 denies the first call: it is kept as 0, not "none" */
@@ -1401,6 +1404,10 @@ START_TEST(test_err_types)
 	expect_error("t:\n  extra_args: yes\n", 2, "t.extra_args");
 	expect_error("t:\n  extra_args: [allow]\n", 2, "t.extra_args");
 	ck_assert_int_eq(load("t:\n  extra_args: deny\n", 0), 0);
+	expect_error_says("t:\n  approval: human\n", 2, "t.approval",
+	    "must be elicit or signed");
+	expect_error("t:\n  approval: true\n", 2, "t.approval");
+	ck_assert_int_eq(load("t:\n  approval: elicit\n", 0), 0);
 	expect_error_says("t:\n  identity_patterns: 'x+'\n", 2,
 	    "t.identity_patterns", "must be a list of regexes");
 	expect_error_says("t:\n  identity_patterns: ['a(']\n", 2,

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+#
+# regress/approval-signed.sh - approval: signed (issue 9, item 1): an
+# elicitation answer is only as trustworthy as the client worker that
+# parses it and the client application together, so a tool whose policy
+# says approval: signed is never asked about through the client.  Until
+# signed out-of-band approvals exist, its asks are denied "needs a signed
+# approval", even with a client that would accept every question, and
+# the call never reaches the upstream; tools with approval: elicit (the
+# default) are still asked.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
+
+write_script pay <<'JSON'
+{"tools":[
+ {"name":"wire","inputSchema":{"type":"object","properties":{
+   "iban":{"type":"string"},"amount":{"type":"number"}}}},
+ {"name":"refund","inputSchema":{"type":"object","properties":{
+   "order":{"type":"string"}}}},
+ {"name":"notify","inputSchema":{"type":"object","properties":{
+   "to":{"type":"string"},"text":{"type":"string"}}}}],
+ "results":{"wire":{"content":[{"type":"text","text":"wired"}]},
+  "refund":{"content":[{"type":"text","text":"refunded"}]},
+  "notify":{"content":[{"type":"text","text":"sent"}]}}}
+JSON
+start_script pay <<'YAML'
+wire:
+  exfiltrating: true
+  sink_params: [iban]
+  trusted_destinations: [CH9300762011623852957]
+  approval: signed
+refund:
+  confirm: true
+  approval: signed
+notify:
+  exfiltrating: true
+  sink_params: [to]
+YAML
+handshake '{"elicitation":{}}'
+
+# unproven destination, and a confirmation: denied without a question
+call 1 wire '{"iban":"DE89370400440532013000","amount":900}'
+expect_line "$(f_blocked 1) and .result.content[0].text ==
+    \"[bouncer blocked] destination iban='DE89370400440532013000' is not a vouched recipient; needs a signed approval\""
+call 2 refund '{"order":"A-17"}'
+expect_line "$(f_blocked 2) and (.result.content[0].text | endswith(\"; needs a signed approval\"))"
+# what needs no ask is unaffected
+call 3 wire '{"iban":"CH93 0076 2011 6238 5295 7","amount":1}'
+expect_line "$(f_text 3 wired)"
+# approval: elicit (the default) still asks, and the answer counts
+call 4 notify '{"to":"ops@new.example","text":"hi"}'
+expect_line '.method == "elicitation/create" and (.params.message | contains("ops@new.example"))'
+answer "$(jget .id)" accept
+expect_line "$(f_text 4 sent)"
+# an answer the client sends unasked approves nothing
+answer 7 accept
+call 5 wire '{"iban":"DE89370400440532013000","amount":900}'
+expect_line "$(f_blocked 5) and (.result.content[0].text | endswith(\"; needs a signed approval\"))"
+ping_ok 99
+stop_monitor
+[ "$MON_STATUS" = 0 ] || fail "monitor exited $MON_STATUS"
+script_calls pay >"$TESTDIR/calls.txt"
+grep -E 'DE89|A-17' "$TESTDIR/calls.txt" && fail "a signed-only call reached the server"
+[ "$(wc -l <"$TESTDIR/calls.txt")" = 2 ] ||
+    fail "want 2 calls upstream, have: $(cat "$TESTDIR/calls.txt")"
+"$AUDIT" -D "$BOUNCER_STATE_DIR/audit.db" -j -T wire | jq -e -s '
+    [.[].verdict] == ["deny","allow","deny"] and
+    (.[0].reason | endswith("needs a signed approval"))' >/dev/null ||
+    fail "the audit rows of wire are wrong"
+pass
