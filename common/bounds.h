@@ -118,6 +118,7 @@
 #define BNC_POLICY_HEAP_LIMIT	(64 * 1024)	/* KiB of PCRE2 heap for one match */
 #define BNC_POLICY_DEST_MAX	4096		/* bytes of a value matched against a pattern */
 #define BNC_POLICY_CACHE_MAX	(BNC_UPSTREAMS_MAX * BNC_TOOLS_MAX)	/* heuristic results kept */
+#define BNC_URI_DECODE_ROUNDS	3		/* percent-decodings of a template URI judged */
 #define BNC_POLICY_IDENTS_MAX	256		/* identity_patterns matches in one value */
 #define BNC_SCHEMA_DEPTH_MAX	16		/* $ref/allOf/anyOf/oneOf nesting read */
 #define BNC_SCHEMA_NODES_MAX	256		/* subschemas read for one tool's names */

@@ -2527,6 +2527,28 @@ whole_read(const unsigned char *s, size_t n, size_t base,
 	return r;
 }
 
+/* Does canon_scan find in s an identity other than id? */
+static int
+names_another(const char *s, size_t n, const struct canon_id *id)
+{
+	struct canon_id *ids = NULL;
+	const char *p;
+	size_t nids = 0, i;
+	int other = 0;
+
+	/* a URL inside a URL (a list joined by a comma, a redirect's
+	 * target): the request may go to either */
+	if (id->kind == CANON_URL && (p = strstr(id->form, "://")) != NULL &&
+	    strstr(p + 3, "://") != NULL)
+		return 1;
+	(void)canon_scan(s, n, BNC_CANON_IDS_MAX, &ids, &nids);
+	for (i = 0; i < nids && !other; i++)
+		other = strcmp(ids[i].form, id->form) != 0 &&
+		    (id->alt == NULL || strcmp(ids[i].form, id->alt) != 0);
+	canon_ids_free(ids, nids);
+	return other;
+}
+
 /* Any ASCII white space in s[0..n)? */
 static int
 has_space(const unsigned char *s, size_t n)
@@ -2563,6 +2585,15 @@ canon_whole(const char *s, size_t len, struct canon_id *out)
 	 */
 	if (r == 1 && (out->kind == CANON_URL || out->kind == CANON_HOST ||
 	    out->kind == CANON_ADDR) && has_space(u + b, e - b)) {
+		canon_id_clear(out);
+		r = 0;
+	}
+	/*
+	 * A value that names another identity besides (a comment holding
+	 * an address, two URLs joined by a comma) is no single one: a
+	 * receiver that picks identities out of it may take either.
+	 */
+	if (r == 1 && names_another(s + b, e - b, out)) {
 		canon_id_clear(out);
 		r = 0;
 	}

@@ -145,7 +145,12 @@ show_max(struct buf *b, const char *name, const struct value *v,
 	const char *r = NULL;
 
 	buf_reset(b);
-	buf_put(t, name, strlen(name));
+	/* a name an agent chose may not read as part of the sentence */
+	if (name[strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+	    "qrstuvwxyz0123456789_.-")] != '\0')
+		repr(t, name, strlen(name));
+	else
+		buf_put(t, name, strlen(name));
 	buf_put_u8(t, '=');
 	if (v->type == V_STRING)
 		repr(t, v->u.s.p, v->u.s.len);
@@ -286,8 +291,12 @@ check_constraints(struct session *s, const struct tool_entry *e,
  */
 enum gmode {
 	G_SINK,		/* a declared or destination-shaped argument */
-	G_HEADER,	/* headers, subject: new lines are destinations */
+	G_HEADER,	/* subject: new lines are destinations */
+	G_HEADERS,	/* raw headers: every address is a destination */
 	G_SWEEP,	/* no declared sink holds a value: its identities */
+	G_ASK,		/* text whose identities may each be destinations:
+			 * JSON text, a URI a destination-shaped template
+			 * variable filled */
 	G_SCAN		/* anything else: a tainted identity denies */
 };
 
@@ -404,6 +413,29 @@ str_view(const char *s, size_t len)
 }
 
 /*
+ * A value written with letters outside ASCII that is one identity: " (as
+ * DNS reads it: FORM)", so a look-alike shows as the other host it is
+ * (a Cyrillic "о" in corp.example is xn--...); else "".
+ */
+static const char *
+dns_form(const char *s, size_t len, char *out, size_t outlen)
+{
+	struct canon_id id;
+	size_t i;
+
+	out[0] = '\0';
+	for (i = 0; i < len && (unsigned char)s[i] < 0x80; i++)
+		;
+	memset(&id, 0, sizeof(id));
+	if (i < len && canon_whole(s, len, &id) == 1 &&
+	    strstr(id.form, "xn--") != NULL &&
+	    strlen(id.form) + 32 < outlen)
+		snprintf(out, outlen, " (as DNS reads it: %s)", id.form);
+	canon_id_clear(&id);
+	return out;
+}
+
+/*
  * Sets the ask "WHAT PATH=VALUE WHY" if a human can be shown the whole
  * value; else the call is denied, never asked about a value cut short.
  * 1 if it asks.
@@ -415,11 +447,12 @@ gate_question(struct gate *g, const char *what, const char *s, size_t len,
 	struct value iv = str_view(s, len);
 	struct buf *b = buf_new();
 	const char *shown;
+	char dns[BNC_CANON_HOST_MAX + 128];
 	int r = 1;
 
 	if ((shown = show_max(b, gpath(g), &iv, BNC_ASK_SHOW_MAX)) != NULL)
-		set(g->d, VERDICT_ASK, "sink_gate", "%s %s %s", what, shown,
-		    why);
+		set(g->d, VERDICT_ASK, "sink_gate", "%s %s %s%s", what, shown,
+		    why, dns_form(s, len, dns, sizeof(dns)));
 	else {
 		set(g->d, VERDICT_DENY, "sink_gate", "%s %.64s (%zu bytes) "
 		    "is too long to show a human whole, and is not asked about "
@@ -684,18 +717,62 @@ judge_dest(struct gate *g, const char *s, size_t len)
 	canon_id_clear(&id);
 }
 
-/* Each line of text with a CR or LF is a destination of its own. */
+/*
+ * The length of the line break at s (CR, LF, VT, FF, NEL, U+2028,
+ * U+2029: what one mail library or another splits header lines at), or
+ * 0 if there is none.
+ */
+static size_t
+line_break(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (u[0] == '\r' || u[0] == '\n' || u[0] == '\v' || u[0] == '\f')
+		return 1;
+	if (len >= 2 && u[0] == 0xc2 && u[1] == 0x85)
+		return 2;
+	if (len >= 3 && u[0] == 0xe2 && u[1] == 0x80 &&
+	    (u[2] == 0xa8 || u[2] == 0xa9))
+		return 3;
+	return 0;
+}
+
+static int
+has_lines(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (line_break(s + i, len - i) != 0)
+			return 1;
+	return 0;
+}
+
+/* JSON text inside a string (a server may decode it: DESIGN 5)? */
+static int
+looks_json(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' ||
+	    s[i] == '\n'))
+		i++;
+	return i < len && (s[i] == '{' || s[i] == '[');
+}
+
+/* Each line of text with a line break is a destination of its own. */
 static void
 judge_lines(struct gate *g, const char *s, size_t len)
 {
-	size_t i = 0, e;
+	size_t i = 0, e, k;
 
 	while (i < len && !g->tainted) {
-		for (e = i; e < len && s[e] != '\r' && s[e] != '\n'; e++)
+		for (e = i; e < len && (k = line_break(s + e, len - e)) == 0;
+		    e++)
 			;
 		if (e > i)
 			judge_dest(g, s + i, e - i);
-		i = e + 1;
+		i = e + (e < len ? k : 1);
 	}
 }
 
@@ -830,7 +907,9 @@ judge_idents(struct gate *g, const char *s, size_t len, enum gmode mode)
 	struct pass_ctx pc;
 	enum taint_found r;
 	const char *what = mode == G_SWEEP ? "an address in swept argument" :
+	    mode == G_HEADERS ? "an address in header" :
 	    "an address in argument";
+	int ask = mode == G_SWEEP || mode == G_HEADERS || mode == G_ASK;
 
 	if (g->tainted)
 		return;
@@ -864,7 +943,7 @@ judge_idents(struct gate *g, const char *s, size_t len, enum gmode mode)
 	if (res.rank == ID_FOUND || res.rank == ID_UNSURE)
 		gate_tainted(g, what, res.ident, strlen(res.ident),
 		    res.rank == ID_FOUND ? TAINT_FOUND : TAINT_UNSURE);
-	else if (res.rank == ID_DROPPED || (mode == G_SWEEP &&
+	else if (res.rank == ID_DROPPED || (ask &&
 	    res.rank == ID_UNPROVEN)) {
 		if (!g->have_ask)
 			g->asked++;
@@ -898,11 +977,13 @@ judge_scalar(struct gate *g, const struct value *v, enum gmode mode)
 	}
 	s = (const char *)buf_ptr(b);
 	len = buf_len(b) - 1;
-	if ((mode == G_SINK || mode == G_HEADER) &&
-	    (memchr(s, '\r', len) != NULL || memchr(s, '\n', len) != NULL))
+	if ((mode == G_SINK || mode == G_HEADER) && has_lines(s, len))
 		judge_lines(g, s, len);
 	else if (mode == G_SINK)
 		judge_dest(g, s, len);
+	else if ((mode == G_SCAN || mode == G_HEADER) && looks_json(s, len))
+		/* what it nests is unknown: each address may be a cc */
+		judge_idents(g, s, len, G_ASK);
 	else
 		judge_idents(g, s, len, mode == G_HEADER ? G_SCAN : mode);
 }
@@ -929,10 +1010,52 @@ member_mode(const char *key, enum gmode outer)
 
 	if (c & NAME_SINK)
 		return G_SINK;
+	if (c & NAME_HEADERS)
+		return G_HEADERS;
 	if (c & NAME_HEADER)
 		return G_HEADER;
 	return outer;
 }
+
+/*
+ * A key of a destination object that names a field (to, email, name,
+ * type) rather than being a destination itself: a plain word, and one a
+ * record of a person or a header would have.  Anything else (an
+ * address, a URL, "to.x@evil.example") is a destination.
+ */
+static int
+is_field_name(const char *key)
+{
+	static const char *const fields[] = {
+		"name", "display_name", "displayname", "first_name",
+		"last_name", "full_name", "title", "type", "kind", "label",
+		"role", "id", "value",
+	};
+	char low[64];
+	size_t i, n = strlen(key);
+
+	if (n == 0 || n >= sizeof(low) ||
+	    !((key[0] >= 'A' && key[0] <= 'Z') ||
+	    (key[0] >= 'a' && key[0] <= 'z')))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!((key[i] >= 'A' && key[i] <= 'Z') ||
+		    (key[i] >= 'a' && key[i] <= 'z') ||
+		    (key[i] >= '0' && key[i] <= '9') || key[i] == '_' ||
+		    key[i] == '-'))
+			return 0;
+		low[i] = key[i] >= 'A' && key[i] <= 'Z' ?
+		    (char)(key[i] - 'A' + 'a') : key[i];
+	}
+	low[n] = '\0';
+	if (policy_name_class(key) != 0)
+		return 1;
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (strcmp(low, fields[i]) == 0)
+			return 1;
+	return 0;
+}
+
 
 /*
  * Lists and objects are judged element by element, keys and values.  In
@@ -961,9 +1084,7 @@ walk(struct gate *g, const struct value *v, enum gmode mode)
 			m = &v->u.o.m[i];
 			key = str_view(m->key, m->klen);
 			inner = member_mode(m->key, mode);
-			if (mode != G_SINK ||
-			    !(policy_name_class(m->key) &
-			    (NAME_SINK | NAME_HEADER)))
+			if (mode != G_SINK || !is_field_name(m->key))
 				judge_scalar(g, &key, mode);
 			if (inner == G_SINK && mode != G_SINK &&
 			    !is_empty(m->val))
@@ -1088,6 +1209,8 @@ sink_gate(struct session *s, const char *tool, const struct tool_policy *pol,
 		c = policy_name_class(m->key);
 		if (c & NAME_SINK)
 			mode = G_SINK;
+		else if (c & NAME_HEADERS)
+			mode = G_HEADERS;
 		else if (c & NAME_HEADER)
 			mode = G_HEADER;
 		else
@@ -1437,6 +1560,8 @@ scan_gate(struct session *s, const char *key, const struct tool_policy *pol,
 		c = policy_name_class(m->key);
 		if (is_declared(pol, m->key) || (c & NAME_SINK))
 			mode = G_SINK;
+		else if (c & NAME_HEADERS)
+			mode = G_HEADERS;
 		else if (c & NAME_HEADER)
 			mode = G_HEADER;
 		else
@@ -1486,6 +1611,65 @@ idlist_free(struct idlist *l)
 }
 
 /*
+ * Decodes the percent-escapes of s in place (a "%00" stays: a C string
+ * cannot hold it); 1 if anything changed.
+ */
+static int
+pct_decode(char *s)
+{
+	static const char hex[] = "0123456789abcdef0123456789ABCDEF";
+	const char *h, *l;
+	char *w = s;
+	int changed = 0;
+
+	for (; *s != '\0'; s++) {
+		if (s[0] == '%' && s[1] != '\0' && s[2] != '\0' &&
+		    (h = strchr(hex, s[1])) != NULL &&
+		    (l = strchr(hex, s[2])) != NULL &&
+		    ((h - hex) % 16 != 0 || (l - hex) % 16 != 0)) {
+			*w++ = (char)(((h - hex) % 16) << 4 | (l - hex) % 16);
+			s += 2;
+			changed = 1;
+		} else
+			*w++ = *s;
+	}
+	*w = '\0';
+	return changed;
+}
+
+/* Does an RFC 6570 template name a destination-shaped variable? */
+static int
+template_dest(const char *t)
+{
+	const char *e;
+	char name[128];
+	size_t n;
+
+	while ((t = strchr(t, '{')) != NULL) {
+		if ((e = strchr(t, '}')) == NULL)
+			break;
+		t++;
+		if (*t != '\0' && strchr("+#./;?&=,!@|", *t) != NULL)
+			t++;
+		while (t < e) {
+			n = strcspn(t, ",}:*");
+			if (n > 0 && n < sizeof(name)) {
+				memcpy(name, t, n);
+				name[n] = '\0';
+				if (policy_dest_name(name))
+					return 1;
+			}
+			t += n;
+			t += strcspn(t, ",}");
+			if (*t == ',')
+				t++;
+		}
+		t = e + 1;
+	}
+	return 0;
+}
+
+/*
  * A resource's URI.  One that an upstream listed exactly (or linked to)
  * names that upstream's own resource and is not judged for taint: the
  * listing is untrusted output itself, so every listed address would be
@@ -1503,6 +1687,8 @@ uri_gate(struct session *s, const struct request *r,
 	struct tool_policy own = *pol;
 	struct idlist tids, uids;
 	struct gate g;
+	enum gmode mode;
+	char *dec;
 	size_t i, len = strlen(r->name);
 
 	memset(&tids, 0, sizeof(tids));
@@ -1526,8 +1712,21 @@ uri_gate(struct session *s, const struct request *r,
 	if (pol->exfiltrating && is_trusted(&g, "uri", r->name, len))
 		goto out;
 	if (r->listed == LISTED_TEMPLATE) {
+		/* a variable named like a destination (url, host, to) is
+		 * one: its unproven identities are asked about */
+		mode = G_SCAN;
+		for (i = 0; i < r->ntemplates && mode == G_SCAN; i++)
+			if (template_dest(r->templates[i]))
+				mode = G_ASK;
 		g.pol = &own;
-		judge_idents(&g, r->name, len, G_SCAN);
+		judge_idents(&g, r->name, len, mode);
+		/* a variable's value is often escaped whole ({url} of
+		 * "https://x"): what the server decodes is judged too */
+		dec = xstrdup(r->name);
+		for (i = 0; i < BNC_URI_DECODE_ROUNDS && !g.tainted &&
+		    pct_decode(dec); i++)
+			judge_idents(&g, dec, strlen(dec), mode);
+		free(dec);
 		g.pol = pol;
 	}
 	if (pol->exfiltrating && !g.tainted && !g.have_ask)
@@ -1608,6 +1807,13 @@ check_listed(struct session *s, const struct request *r, const char *what,
 	    req_is_prompt(r) ? POLICY_PROMPT : POLICY_RESOURCE, r->name)) {
 		set(d, VERDICT_DENY, "grant", "%s '%s' is forbidden by the "
 		    "policy", what, shown);
+		return 1;
+	}
+	if (!req_is_prompt(r) && policy_request_ambiguous(s->policy,
+	    r->up->name, r->name)) {
+		set(d, VERDICT_DENY, "constraint", "%s '%s' is read two ways "
+		    "by servers, and the policy says something else of each",
+		    what, shown);
 		return 1;
 	}
 	if (r->up->state != UP_READY) {

@@ -271,6 +271,9 @@ policy_name_class(const char *param)
 	if (in_table(joined, header_exact, NELEM(header_exact)) ||
 	    in_table(ws.w[ws.n - 1], header_last, NELEM(header_last)))
 		c |= NAME_HEADER;
+	/* a set of raw headers: a server passes on whatever it holds */
+	if ((c & NAME_HEADER) && strcmp(ws.w[ws.n - 1], "subject") != 0)
+		c |= NAME_HEADERS;
 	return c;
 }
 

@@ -1832,6 +1832,77 @@ uri_canon(const char *in, char *out)
 }
 
 /*
+ * The place a canonical URL (canon.h) names: its userinfo dropped (it does
+ * not change where the request goes), and for file: a "localhost" host
+ * dropped, runs of '/' made one and the query and fragment dropped (a
+ * file has neither).  In place.
+ */
+static void
+uri_place(char *u)
+{
+	char *a, *e, *at, *q, *w;
+
+	if ((a = strstr(u, "://")) == NULL)
+		return;
+	a += 3;
+	e = a + strcspn(a, "/?#");
+	for (at = NULL, q = a; q < e; q++)
+		if (*q == '@')
+			at = q;
+	if (at != NULL)
+		memmove(a, at + 1, strlen(at + 1) + 1);
+	if (strncmp(u, "file://", 7) != 0)
+		return;
+	if (strncmp(a, "localhost", 9) == 0 && (a[9] == '/' || a[9] == '\0'))
+		memmove(a, a + 9, strlen(a + 9) + 1);
+	a[strcspn(a, "?#")] = '\0';
+	for (q = w = a; *q != '\0'; q++) {
+		if (*q == '/' && w > a && w[-1] == '/')
+			continue;
+		*w++ = *q;
+	}
+	*w = '\0';
+}
+
+/*
+ * The readings of a URI or glob a resource entry is matched on, in the
+ * form a receiving server acts on (canon_url: scheme and host case,
+ * IDNA, IPv4 forms, default port, escapes of unreserved characters, dot
+ * segments), each as uri_place leaves it: out[0], and out[1] when
+ * servers read it two ways (a backslash, an escaped slash).  A URI that
+ * is no URL with an authority (urn:, a custom scheme without "//") has
+ * one reading, uri_canon's.  Returns the number of readings; the caller
+ * frees them.
+ */
+static int
+uri_readings(const char *in, char *out[2])
+{
+	struct buf *f = buf_new(), *a = buf_new();
+	int flags = 0, n;
+
+	if (strstr(in, "://") != NULL && canon_url(in, strlen(in), f, a,
+	    &flags) == 0) {
+		out[0] = xstrdup((const char *)buf_ptr(f));
+		uri_place(out[0]);
+		n = 1;
+		if ((flags & CANON_AMBIGUOUS) && buf_len(a) > 0) {
+			out[1] = xstrdup((const char *)buf_ptr(a));
+			uri_place(out[1]);
+			n = strcmp(out[0], out[1]) == 0 ? 1 : 2;
+			if (n == 1)
+				free(out[1]);
+		}
+	} else {
+		out[0] = xmalloc(strlen(in) + 1);
+		uri_canon(in, out[0]);
+		n = 1;
+	}
+	buf_free(f);
+	buf_free(a);
+	return n;
+}
+
+/*
  * A '*' matches any run of characters, '/' and '@' too; everything else
  * itself.  Literal runs are found leftmost in order (optimal when '*' is
  * the only wildcard), so the cost is linear in both lengths.
@@ -1893,6 +1964,43 @@ request_entry_applies(const struct policy *p, const struct pentry *e,
 	return 1;
 }
 
+/*
+ * A glob in the URIs' form: the literal part before its first '*', when
+ * it holds a whole authority ("https://host/..."), as uri_readings has
+ * it (its first reading: a glob is written one way), then the rest as
+ * written; any other glob (a star in the authority, a scheme without
+ * "//") as uri_canon has it.
+ */
+static char *
+glob_canon(const char *glob)
+{
+	const char *star = strchr(glob, '*'), *auth;
+	char *lit, *rd[2] = { NULL, NULL }, *out;
+	int n;
+
+	auth = strstr(glob, "://");
+	if (star == NULL || auth == NULL || auth > star ||
+	    memchr(auth + 3, '/', (size_t)(star - auth - 3)) == NULL) {
+		if (star == NULL && auth != NULL) {
+			n = uri_readings(glob, rd);
+			if (n == 2)
+				free(rd[1]);
+			return rd[0];
+		}
+		out = xmalloc(strlen(glob) + 1);
+		uri_canon(glob, out);
+		return out;
+	}
+	lit = xstrndup(glob, (size_t)(star - glob));
+	n = uri_readings(lit, rd);
+	xasprintf(&out, "%s%s", rd[0], star);
+	free(lit);
+	free(rd[0]);
+	if (n == 2)
+		free(rd[1]);
+	return out;
+}
+
 /* Does resource entry e's glob match the canonical URI? */
 static int
 resource_entry_matches(const struct pentry *e, const char *canon)
@@ -1903,8 +2011,7 @@ resource_entry_matches(const struct pentry *e, const char *canon)
 	int r;
 
 	(void)request_kind(split_qualified(e->tp.name, &qlen), &glob);
-	g = xmalloc(strlen(glob) + 1);
-	uri_canon(glob, g);
+	g = glob_canon(glob);
 	r = uri_glob_match(g, canon);
 	free(g);
 	return r;
@@ -1919,14 +2026,15 @@ resource_entry_matches(const struct pentry *e, const char *canon)
  */
 static int
 request_entries(struct policy *p, const char *upstream, int kind,
-    const char *name, int (*fn)(struct pentry *, void *), void *arg)
+    const char *name, int which, int (*fn)(struct pentry *, void *),
+    void *arg)
 {
 	struct pentry *e;
-	char *key = NULL, *qual = NULL, *canon = NULL;
+	char *key = NULL, *qual = NULL, *canon = NULL, *rd[2] = { NULL, NULL };
 	const char *keys[2];
 	size_t i, j, nk = 0;
 	long k;
-	int layer, r = 0;
+	int layer, r = 0, n;
 
 	if (kind == POLICY_PROMPT) {
 		xasprintf(&key, "%s%s", request_prefixes[0].prefix, name);
@@ -1945,8 +2053,11 @@ request_entries(struct policy *p, const char *upstream, int kind,
 						r = fn(e, arg);
 		goto out;
 	}
-	canon = xmalloc(strlen(name) + 1);
-	uri_canon(name, canon);
+	/* the reading asked for; none: r stays 0 */
+	n = uri_readings(name, rd);
+	if (which >= n)
+		goto out;
+	canon = rd[which];
 	for (i = 0; i < p->nrents && r == 0; i++) {
 		e = p->rents[i];
 		if (e->layer == LAYER_USER &&
@@ -1966,7 +2077,8 @@ request_entries(struct policy *p, const char *upstream, int kind,
  out:
 	free(key);
 	free(qual);
-	free(canon);
+	free(rd[0]);
+	free(rd[1]);
 	return r;
 }
 
@@ -2017,7 +2129,7 @@ policy_for_request(struct policy *p, const char *upstream, int kind,
 
 	if (name == NULL || (kind != POLICY_PROMPT && kind != POLICY_RESOURCE))
 		return &p->fallback;
-	if (request_entries(p, upstream, kind, name, take_first, &win) == 0)
+	if (request_entries(p, upstream, kind, name, 0, take_first, &win) == 0)
 		return &p->none;
 	return request_trust(p, win, kind);
 }
@@ -2028,8 +2140,30 @@ policy_request_forbidden(struct policy *p, const char *upstream, int kind,
 {
 	if (name == NULL || (kind != POLICY_PROMPT && kind != POLICY_RESOURCE))
 		return 1;
-	return request_entries(p, upstream, kind, name, take_forbidden,
-	    NULL) != 0;
+	/* forbidden in either reading of a URI servers read two ways */
+	return request_entries(p, upstream, kind, name, 0, take_forbidden,
+	    NULL) != 0 || request_entries(p, upstream, kind, name, 1,
+	    take_forbidden, NULL) != 0;
+}
+
+int
+policy_request_ambiguous(struct policy *p, const char *upstream,
+    const char *uri)
+{
+	struct pentry *w0 = NULL, *w1 = NULL;
+	char *rd[2] = { NULL, NULL };
+	int n;
+
+	n = uri_readings(uri, rd);
+	free(rd[0]);
+	free(rd[1]);
+	if (n < 2)
+		return 0;
+	(void)request_entries(p, upstream, POLICY_RESOURCE, uri, 0,
+	    take_first, &w0);
+	(void)request_entries(p, upstream, POLICY_RESOURCE, uri, 1,
+	    take_first, &w1);
+	return w0 != w1;
 }
 
 /* ---- trusted destinations ----------------------------------------- */
@@ -2306,6 +2440,23 @@ policy_trusted_id(const struct tool_policy *tp, const char *form,
 	return 0;
 }
 
+/*
+ * Does a value that is no single identity name any?  Then it is several
+ * (an address list, a comment holding another address), and no entry
+ * trusts it as a whole: its identities are judged one by one.
+ */
+static int
+names_identity(const char *s, size_t len)
+{
+	struct canon_id *ids = NULL;
+	size_t nids = 0;
+	int r;
+
+	r = canon_scan(s, len, 1, &ids, &nids);
+	canon_ids_free(ids, nids);
+	return nids > 0 || r < 0;
+}
+
 int
 policy_trusted_value(const struct tool_policy *tp, const char *value,
     size_t len)
@@ -2320,7 +2471,8 @@ policy_trusted_value(const struct tool_policy *tp, const char *value,
 	memset(&id, 0, sizeof(id));
 	if ((r = canon_whole(value, len, &id)) == 1)
 		hit = policy_trusted_id(tp, id.form, id.alt);
-	else if (r == 0 && memchr(value, '\0', len) == NULL) {
+	else if (r == 0 && memchr(value, '\0', len) == NULL &&
+	    !names_identity(value, len)) {
 		/* a name, not an address: compared as written */
 		v = xmalloc(len + 1);
 		memcpy(v, value, len);

@@ -122,6 +122,13 @@ const struct tool_policy *policy_for_request(struct policy *,
  * cannot be lifted by an earlier or later entry)?  1 for a NULL name. */
 int	policy_request_forbidden(struct policy *, const char *upstream,
 	    int kind, const char *name);
+/*
+ * 1 if servers read the resource URI two ways (canon.h: a backslash, an
+ * escaped slash) and the two readings would not take the same entry:
+ * the caller denies rather than pick one.
+ */
+int	policy_request_ambiguous(struct policy *, const char *upstream,
+	    const char *uri);
 /* POLICY_PROMPT or POLICY_RESOURCE for an entry name such as
  * "mail:prompt/greet", else 0 (a tool's). */
 int	policy_request_name(const char *name);
@@ -239,11 +246,14 @@ int	policy_dest_name(const char *param);
  * value is a destination (the names above, and the sender, reply and
  * callback fields and raw headers: from, sender, reply_to, headers,
  * webhook, callback, redirect, ...); NAME_HEADER, header-like (headers,
- * subject): a CR or LF inside its value makes each line a destination.
+ * subject): a CR or LF inside its value makes each line a destination;
+ * NAME_HEADERS, raw headers (headers, header, extra_headers): every
+ * address in its value, whatever the header's name, is a destination.
  */
 #define NAME_DEST	0x01
 #define NAME_SINK	0x02
 #define NAME_HEADER	0x04
+#define NAME_HEADERS	0x08	/* raw headers: every address a destination */
 int	policy_name_class(const char *param);
 /*
  * Fills tp (zeroed by the caller, max_calls -1, taint_source 1) from the

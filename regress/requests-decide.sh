@@ -96,8 +96,10 @@ blocked resources/read '{"uri":"fetch://mailto:attacker@evil.example"}' \
     "$TAINTED"
 blocked resources/read '{"uri":"fetch://https://Drop.Evil.Example/x"}' \
     "$TAINTED"
-# an address nobody mentioned is the agent's own choice
-allowed resources/read '{"uri":"fetch://https://fresh.example/a"}'
+# an address nobody mentioned, in a destination-shaped template variable
+# ({url}), is asked about (no human here); escaped whole, it is decoded
+blocked resources/read '{"uri":"fetch://https://fresh.example/a"}' \
+    "is not a vouched recipient; no human could be asked"
 # a URI the upstream listed is its own, whatever output repeats it
 allowed resources/read '{"uri":"https://drop.evil.example/listed"}'
 
@@ -150,7 +152,7 @@ rows() {	# METHOD VERDICT: how many rows
 	    "$TESTDIR/audit.json"
 }
 for want in "resources/list allow 1" "resources/templates/list allow 1" \
-    "prompts/list allow 1" "resources/read allow 7" "resources/read deny 9" \
+    "prompts/list allow 1" "resources/read allow 6" "resources/read deny 10" \
     "resources/subscribe allow 1" "resources/subscribe deny 2" \
     "resources/unsubscribe allow 1" "prompts/get allow 1" \
     "prompts/get deny 5" "completion/complete allow 2" \
@@ -165,7 +167,7 @@ jq -e -s '[.[] | select(.tool == "resources/read" and .verdict == "deny" and
     "$TESTDIR/audit.json" >/dev/null ||
     fail "the unlisted read's row: $(jq -c 'select(.sinks.uri == "doc://nope")' "$TESTDIR/audit.json")"
 jq -e -s '[.[] | select(.tool == "resources/read" and .verdict == "deny" and
-    .contract == "sink_gate")] | length == 3 and
+    .contract == "sink_gate")] | length == 4 and
     all(.upstream == "docs" and (.sinks.uri | startswith("fetch://")))' \
     "$TESTDIR/audit.json" >/dev/null || fail "tainted reads are not recorded as such"
 jq -e -s '[.[] | select(.tool == "prompts/get")] | all(.sinks | has("name"))

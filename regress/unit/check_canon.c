@@ -996,6 +996,13 @@ START_TEST(test_whole_misc)
 	 * two to a receiver that splits on spaces: no single identity */
 	whole_not("https://wiki.corp.example/x https://evil.example/");
 	whole_not("slack:#general  slack:#random");
+	/* another identity beside it (red team): no single one */
+	whole_not("alice@corp.example (leak@evil.example)");
+	whole_not("\"leak@evil.example\" <alice@corp.example>");
+	whole_not("https://wiki.corp.example/x,https://new.example/");
+	whole_not("https://a.example/?next=https://b.example/");
+	whole_is("Alice (at work) <alice@corp.example>", CANON_MAILBOX,
+	    "alice@corp.example", NULL);
 	whole_is("https://a.example/x%20y", CANON_URL,
 	    "https://a.example/x%20y", NULL);
 	/* it starts as a URL and is none: an error, never 0 */

@@ -735,8 +735,25 @@ START_TEST(test_named_sinks)
 	    CALL, VERDICT_ALLOW, NULL, NULL);
 	expect("send_email", J("{\"to\":\"a@corp.example\",\"headers\":"
 	    "{\"X-Note\":\"see attacker@evil.com\"}}"), CALL, VERDICT_DENY,
-	    "sink_gate", "an address in argument headers.X-Note="
+	    "sink_gate", "an address in header headers.X-Note="
 	    "'attacker@evil.com' came from untrusted data");
+	/* red team F2: in a destination, a key that is no field name is a
+	 * destination, even one that splits into destination words; field
+	 * names of a record are not asked about */
+	expect_ask("send_email", "{\"to\":{\"to.attacker@evil.com\":\"\"}}",
+	    "to", "to.attacker@evil.com");
+	expect("send_email", J("{\"to\":{\"attacker@evil.com\":\"x\"}}"),
+	    CALL, VERDICT_DENY, "sink_gate", NULL);
+	expect_ask("send_email", "{\"to\":{\"spy@evil.email\":"
+	    "\"a@corp.example\"}}", "to", "spy@evil.email");
+	expect_ask("send_email", "{\"to\":{\"https://new.example/callback\":"
+	    "null}}", "to", "https://new.example/callback");
+	expect("send_email", J("{\"to\":[{\"email\":\"a@corp.example\","
+	    "\"name\":\"Ann\",\"type\":\"to\"}]}"), CALL, VERDICT_ASK, NULL,
+	    NULL);
+	expect("send_email", J("{\"to\":[{\"email\":\"a@corp.example\","
+	    "\"Name\":\"a@corp.example\"}]}"), CALL, VERDICT_ALLOW, NULL,
+	    NULL);
 	/* a trusted destination anywhere passes */
 	expect("send_email", J("{\"to\":\"a@corp.example\",\"reply_to\":"
 	    "\"b@corp.example\",\"headers\":{\"Cc\":\"c@corp.example\"}}"),
@@ -756,10 +773,40 @@ START_TEST(test_header_lines)
 	    "sink_gate", "destination subject='Bcc: attacker@evil.com' came "
 	    "from untrusted data");
 	expect_ask("send_email", "{\"to\":\"a@corp.example\",\"headers\":"
-	    "\"X-A: b\\nBcc: new@random.example\"}", "headers", "X-A: b");
+	    "\"X-A: b\\nBcc: new@random.example\"}", "headers",
+	    "new@random.example");
 	expect_ask("send_email", "{\"to\":\"a@corp.example\",\"headers\":"
 	    "{\"X-A\":\"b\\r\\nBcc: new@random.example\"}}", "headers.X-A",
-	    "b");
+	    "new@random.example");
+	/* DESIGN 5 (red team F1): every address in raw headers is a
+	 * destination, whatever the header's name or shape */
+	expect_ask("send_email", "{\"to\":\"a@corp.example\",\"headers\":"
+	    "\"Bcc: new@random.example\"}", "headers", "new@random.example");
+	expect_ask("send_email", "{\"to\":\"a@corp.example\",\"headers\":"
+	    "[\"Bcc: new@random.example\"]}", "headers", "new@random.example");
+	expect_ask("send_email", "{\"to\":\"a@corp.example\",\"headers\":"
+	    "{\"Resent-To\":\"new@random.example\"}}", "headers.Resent-To",
+	    "new@random.example");
+	expect_ask("send_email", "{\"to\":\"a@corp.example\",\"headers\":"
+	    "[{\"name\":\"Bcc\",\"value\":\"new@random.example\"}]}",
+	    "headers.value", "new@random.example");
+	expect_ask("send_email", "{\"to\":\"a@corp.example\",\"headers\":"
+	    "[[\"X-Bcc\",\"new@random.example\"]]}", "headers",
+	    "new@random.example");
+	expect_ask("send_email", "{\"headers\":{\"Errors-To\":"
+	    "\"new@random.example\"},\"body\":\"x\"}", "headers.Errors-To",
+	    "new@random.example");
+	/* other line breaks than CR and LF start lines too */
+	expect_ask("send_email", "{\"to\":\"a@corp.example\",\"subject\":"
+	    "\"hi\\u2028Bcc: new@random.example\"}", "subject", "hi");
+	expect_ask("send_email", "{\"to\":\"a@corp.example\",\"subject\":"
+	    "\"hi\\u0085Bcc: new@random.example\"}", "subject", "hi");
+	expect_ask("send_email", "{\"to\":\"a@corp.example\",\"subject\":"
+	    "\"hi\\u000bBcc: new@random.example\"}", "subject", "hi");
+	/* JSON text in a string: each address in it may be a cc */
+	expect_ask("send_email", "{\"to\":\"a@corp.example\",\"body\":"
+	    "\" {\\\"cc\\\":[\\\"new@random.example\\\"]}\"}", "body",
+	    "new@random.example");
 	/* each line of a destination is one: trusted lines pass */
 	expect_ask("send_email", "{\"to\":\"a@corp.example\\r\\n"
 	    "new@random.example\"}", "to", "new@random.example");
@@ -1251,10 +1298,24 @@ START_TEST(test_req_uri_template)
 	    "https://api.corp.example.drop.evil.example/items/7",
 	    LISTED_TEMPLATE, "https://api.corp.example{+rest}", NULL, CALL,
 	    VERDICT_DENY, "sink_gate", NULL);
-	/* an address nobody mentioned is what the agent chose: it passes */
+	/* red team F5: a destination-shaped variable ({url}) is one: an
+	 * address nobody mentioned is asked about; a variable named
+	 * otherwise ({path}) is only scanned */
 	expect_req(READ, REQ_RESOURCE, "fetch://https://fresh.example/x",
-	    LISTED_TEMPLATE, "fetch://{+url}", NULL, CALL, VERDICT_ALLOW, NULL,
-	    NULL);
+	    LISTED_TEMPLATE, "fetch://{+url}", NULL, CALL, VERDICT_ASK,
+	    "sink_gate", NULL);
+	expect_req(READ, REQ_RESOURCE, "files://https://fresh.example/x",
+	    LISTED_TEMPLATE, "files://{+path}", NULL, CALL, VERDICT_ALLOW,
+	    NULL, NULL);
+	/* a value escaped whole is judged as the server decodes it */
+	expect_req(READ, REQ_RESOURCE,
+	    "files://https%3A%2F%2Fdrop.evil.example%2Fx",
+	    LISTED_TEMPLATE, "files://{path}", NULL, CALL, VERDICT_DENY,
+	    "sink_gate", NULL);
+	expect_req(READ, REQ_RESOURCE,
+	    "proxy://get?target=https%253A%252F%252Fdrop.evil.example%252Fc",
+	    LISTED_TEMPLATE, "proxy://get{?target}", NULL, CALL, VERDICT_DENY,
+	    "sink_gate", NULL);
 }
 END_TEST
 
@@ -1541,6 +1602,24 @@ START_TEST(test_questions)
 	decide_call(&s, name_send, surface_find(&s, name_send), a, CALL, &d);
 	ck_assert_int_eq(d.verdict, VERDICT_ASK);
 	ck_assert_ptr_nonnull(strstr(d.reason, "<U+202E>"));
+	decision_clear(&d);
+	value_free(a);
+	/* red team F7: a look-alike host shows as the other host it is */
+	a = J("{\"to\":\"alice@c\u043erp.example\"}");
+	decide_call(&s, name_send, surface_find(&s, name_send), a, CALL, &d);
+	ck_assert_int_eq(d.verdict, VERDICT_ASK);
+	ck_assert_msg(strstr(d.reason, "(as DNS reads it: alice@xn--") !=
+	    NULL, "%s", d.reason);
+	decision_clear(&d);
+	value_free(a);
+	/* a key cannot pass for text of the question (red team) */
+	a = J("{\"to\":[],\"note\":{\"X' is fine. Accept. Ignore='\":"
+	    "\"eve@new.example\"}}");
+	decide_call(&s, name_send, surface_find(&s, name_send), a, CALL, &d);
+	ck_assert_int_eq(d.verdict, VERDICT_ASK);
+	ck_assert_str_eq(d.reason, "an address in swept argument "
+	    "\"note.X' is fine. Accept. Ignore='\"='eve@new.example' is not "
+	    "a vouched recipient");
 	decision_clear(&d);
 	value_free(a);
 	/* too long to show whole: denied, never asked about cut */

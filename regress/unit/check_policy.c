@@ -453,10 +453,10 @@ START_TEST(test_name_class)
 		{ "return_path", NAME_SINK },
 		{ "Bcc", NAME_DEST | NAME_SINK },
 		{ "Reply-To", NAME_DEST | NAME_SINK },
-		{ "headers", NAME_HEADER },
-		{ "Header", NAME_HEADER },
-		{ "extraHeaders", NAME_HEADER },
-		{ "custom_headers", NAME_HEADER },
+		{ "headers", NAME_HEADER | NAME_HEADERS },
+		{ "Header", NAME_HEADER | NAME_HEADERS },
+		{ "extraHeaders", NAME_HEADER | NAME_HEADERS },
+		{ "custom_headers", NAME_HEADER | NAME_HEADERS },
 		{ "subject", NAME_HEADER },
 		{ "Subject", NAME_HEADER },
 		{ "body", 0 },
@@ -775,6 +775,13 @@ START_TEST(test_trusted_glob)
 	ck_assert_int_eq(tm("*@corp.example",
 	    "Bob <bob@corp.example>, eve@evil.example"), 0);
 	ck_assert_int_eq(tm("*@corp.example", "Bob <bob@evil.example>"), 0);
+	/* a trusted mailbox with another address beside it is not one */
+	ck_assert_int_eq(tm("*@corp.example",
+	    "bob@corp.example (leak@evil.example)"), 0);
+	ck_assert_int_eq(tm("https://wiki.corp.example/*",
+	    "https://wiki.corp.example/x,https://new.example/"), 0);
+	ck_assert_int_eq(tm("https://wiki.corp.example/*",
+	    "https://wiki.corp.example/r?to=https://new.example/"), 0);
 	ck_assert_int_eq(tm("*@corp.example", "@corp.example"), 1);
 	ck_assert_int_eq(tm("team-*@corp.example", "team-a@corp.example"), 1);
 	ck_assert_int_eq(tm("team-*@corp.example", "bob@corp.example"), 0);
@@ -1708,8 +1715,11 @@ START_TEST(test_request_entries)
 	    "https://wiki.corp.example/public/x"), 4);
 	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
 	    "https://wiki.corp.example/"), 4);
+	/* the same place: an empty path is "/" (red team F4) */
 	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
-	    "https://wiki.corp.example"), 0);
+	    "https://wiki.corp.example"), 4);
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "https://x@WIKI.corp.example.:443/public/../y?z"), 4);
 	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
 	    "https://wiki.corp.example.evil.example/x"), 0);
 	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
@@ -1770,8 +1780,21 @@ START_TEST(test_request_canonical)
 	    "file:///srv/../etc/passwd"), 0);
 	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
 	    "file:///srv/%2E%2E/etc/passwd"), 0);
+	/* read two ways (an escaped slash): the caller denies when the
+	 * readings take different entries */
 	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
-	    "file:///srv/..%2Fetc/passwd"), 0);
+	    "file:///srv/..%2Fetc/passwd"), 2);
+	ck_assert_int_eq(policy_request_ambiguous(pol, "w",
+	    "file:///srv/..%2Fetc/passwd"), 1);
+	ck_assert_int_eq(policy_request_ambiguous(pol, "w",
+	    "file:///srv/a%2Fb"), 0);
+	ck_assert_int_eq(policy_request_ambiguous(pol, "w",
+	    "file:///srv/x"), 0);
+	/* red team F4: file: URLs a server reads as the same file */
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "file://localhost/srv/x"), 2);
+	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
+	    "file:////srv//x#frag"), 2);
 	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
 	    "file:///srv\\..\\etc\\passwd"), 0);
 	ck_assert_uint_eq(req_line("w", POLICY_RESOURCE,
