@@ -2527,24 +2527,30 @@ whole_read(const unsigned char *s, size_t n, size_t base,
 	return r;
 }
 
-/* Does canon_scan find in s an identity other than id? */
+/* A URL inside a URL (a list joined by a comma, a redirect's target):
+ * the request may go to either. */
+static int
+url_in_url(const struct canon_id *id)
+{
+	const char *p;
+
+	return id->kind == CANON_URL && (p = strstr(id->form, "://")) !=
+	    NULL && strstr(p + 3, "://") != NULL;
+}
+
+/* Does s name another identity besides id? */
 static int
 names_another(const char *s, size_t n, const struct canon_id *id)
 {
 	struct canon_id *ids = NULL;
-	const char *p;
 	size_t nids = 0, i;
 	int other = 0;
 
-	/* a URL inside a URL (a list joined by a comma, a redirect's
-	 * target): the request may go to either */
-	if (id->kind == CANON_URL && (p = strstr(id->form, "://")) != NULL &&
-	    strstr(p + 3, "://") != NULL)
-		return 1;
+	/* two identities the scanner tells apart: the value names both
+	 * (one scanned identity is this one, spelt as prose ends it) */
 	(void)canon_scan(s, n, BNC_CANON_IDS_MAX, &ids, &nids);
-	for (i = 0; i < nids && !other; i++)
-		other = strcmp(ids[i].form, id->form) != 0 &&
-		    (id->alt == NULL || strcmp(ids[i].form, id->alt) != 0);
+	for (i = 1; i < nids && !other; i++)
+		other = strcmp(ids[i].form, ids[0].form) != 0;
 	canon_ids_free(ids, nids);
 	return other;
 }
@@ -2591,9 +2597,13 @@ canon_whole(const char *s, size_t len, struct canon_id *out)
 	/*
 	 * A value that names another identity besides (a comment holding
 	 * an address, two URLs joined by a comma) is no single one: a
-	 * receiver that picks identities out of it may take either.
+	 * receiver that picks identities out of it may take either.  A
+	 * value already in its canonical form holds no decoration to hide
+	 * one in (and a form stays a fixed point).
 	 */
-	if (r == 1 && names_another(s + b, e - b, out)) {
+	if (r == 1 && (url_in_url(out) || ((strlen(out->form) != e - b ||
+	    memcmp(out->form, s + b, e - b) != 0) &&
+	    names_another(s + b, e - b, out)))) {
 		canon_id_clear(out);
 		r = 0;
 	}
