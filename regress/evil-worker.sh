@@ -3,24 +3,41 @@
 # regress/evil-worker.sh - a compromised worker can lie, but it cannot
 # act: every way of breaking the IPC protocol (no hello, a hello that
 # claims no sandbox or another process, a wrong frame version, a message
-# of the monitor's own direction, an fd, a malformed payload, dying)
-# ends the session: the monitor exits 1, says why, and leaves no child
-# behind.  Each fault is tried on the client worker and an upstream's.
+# of the monitor's own direction, an fd, a malformed payload, dying) and
+# every well-formed lie (a value tree with a duplicate key, or one level
+# deeper than the cap) ends the session: the monitor exits 1, says why,
+# leaves no child behind, and its last audit row is the fatal error,
+# naming the worker and, for the lies, what was wrong.  Each fault is
+# tried on the client worker and an upstream's.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
 EVIL=$top_builddir/regress/mocks/evil-worker
 [ -x "$EVIL" ] || fail "no $EVIL (make check builds it)"
 
-modes="nohello wrongpid wrongrole trailing badversion wrongdir passfd garbage exit"
+modes="nohello wrongpid wrongrole trailing badversion wrongdir passfd garbage"
+modes="$modes exit dupkey deep"
 sandbox_disabled || modes="$modes unsandboxed"
+
+# the error the fatal audit row must name, for the faults that have one
+fault_of() {
+	case $1 in
+	wrongdir) echo "unexpected message type" ;;
+	dupkey) echo "duplicate object key" ;;
+	deep) echo "nesting over limit" ;;
+	esac
+}
 
 for role in client upstream; do
 	for mode in $modes; do
 		dir=$TESTDIR/libexec-$role-$mode
 		mkdir -m 755 "$dir"
+		# the honest worker runs as $dir/real-worker: every worker of
+		# this session has $dir/ in its command line
+		ln -s "$WORKER" "$dir/real-worker"
 		printf '#!/bin/sh\nexec "%s" %s "%s" %s "$@"\n' \
-		    "$EVIL" "$mode" "$WORKER" "$role" >"$dir/bouncer-worker"
+		    "$EVIL" "$mode" "$dir/real-worker" "$role" \
+		    >"$dir/bouncer-worker"
 		chmod 755 "$dir/bouncer-worker"
 		marker=evil-$role-$mode
 		BOUNCER_LIBEXEC=$dir start_monitor -- "$MOCK" -n "$marker"
@@ -31,10 +48,16 @@ for role in client upstream; do
 		    fail "$role/$mode: monitor exited $MON_STATUS, want 1"
 		pgrep -f "mock-upstream -n $marker" >/dev/null &&
 		    fail "$role/$mode: the upstream outlived the session"
-		pgrep -f "evil-worker $mode" >/dev/null &&
-		    fail "$role/$mode: the evil worker outlived the session"
+		pgrep -af "$dir/" &&
+		    fail "$role/$mode: a worker outlived the session (above)"
 		tail -n 3 "$MONLOG" | grep -q 'fatal' ||
 		    fail "$role/$mode: the monitor did not say why"
+		last=$("$AUDIT" -D "$BOUNCER_STATE_DIR/audit.db" -j -n 1)
+		jq -e --arg w "worker:$role" --arg f "$(fault_of "$mode")" \
+		    '.tool == "fatal" and .verdict == "event" and
+		    (.reason | contains($w) and contains($f))' <<<"$last" \
+		    >/dev/null ||
+		    fail "$role/$mode: the last audit row is not the fatal one: $last"
 		log "$role/$mode: session ended (exit 1)"
 	done
 done

@@ -8,6 +8,11 @@
  *
  * usage: evil-worker MODE REAL-WORKER ROLE-TO-ATTACK [worker args]
  * If the worker's role (-r) is not ROLE-TO-ATTACK it execs REAL-WORKER.
+ *
+ * Most modes break the framing or the handshake.  Two tell a well-formed
+ * lie, a frame whose value tree the real worker could never have built:
+ * "dupkey" (an object with one key twice, the parser differential DESIGN
+ * 3 forbids) and "deep" (nesting one past BNC_VALUE_DEPTH_MAX).
  */
 #include <sys/socket.h>
 
@@ -21,6 +26,7 @@
 #include "frame.h"
 #include "bounds.h"
 #include "msg.h"
+#include "value.h"
 
 static void
 raw_send(const uint8_t *p, size_t n)
@@ -43,6 +49,69 @@ hello(struct buf *b, int sandbox, uint32_t pid, int role)
 
 	buf_reset(b);
 	msg_hello_put(b, &h);
+}
+
+/*
+ * b = a tools/call request from the client (id 1) whose params are the
+ * n encoded bytes of tree, which the encoder itself would have refused.
+ * The prefix comes from the real codec with a null placeholder for
+ * params, whose one-byte encoding is then replaced.
+ */
+static void
+rpc_with_tree(struct buf *b, const uint8_t *tree, size_t n)
+{
+	struct rpc m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_REQUEST;
+	m.id.type = RPC_ID_INT;
+	m.id.n = 1;
+	m.method = "tools/call";
+	m.params = value_null();
+	buf_reset(b);
+	if (msg_rpc_put(b, &m) != 0 || buf_len(b) < 1)
+		_exit(2);
+	b->len--;
+	if (buf_put(b, tree, n) != 0)
+		_exit(2);
+	value_free(m.params);
+}
+
+/* {"name":"echo","name":"rm"}: the second key renamed after encoding. */
+static void
+dup_key_tree(struct buf *t)
+{
+	struct value *o = value_object();
+	uint8_t *p;
+
+	value_object_put(o, "name", value_string("echo"));
+	value_object_put(o, "namX", value_string("rm"));
+	if (value_encode(t, o) != 0 ||
+	    (p = memmem(t->d, t->len, "namX", 4)) == NULL)
+		_exit(2);
+	p[3] = 'e';
+	value_free(o);
+}
+
+/* BNC_VALUE_DEPTH_MAX + 1 arrays, each holding the next, around null. */
+static void
+deep_tree(struct buf *t)
+{
+	struct value *a = value_array();
+	struct buf *one = buf_new();
+	int i;
+
+	/* [null] is "open an array of one" followed by null's one byte. */
+	value_array_append(a, value_null());
+	if (value_encode(one, a) != 0 || buf_len(one) < 2)
+		_exit(2);
+	for (i = 0; i <= BNC_VALUE_DEPTH_MAX; i++)
+		if (buf_put(t, buf_ptr(one), buf_len(one) - 1) != 0)
+			_exit(2);
+	if (buf_put(t, buf_ptr(one) + buf_len(one) - 1, 1) != 0)
+		_exit(2);
+	value_free(a);
+	buf_free(one);
 }
 
 int
@@ -116,6 +185,18 @@ main(int argc, char **argv)
 		buf_reset(b);
 		buf_put_u8(b, 0xee);
 		send_msg(MSG_RPC_IN, b, -1);
+	} else if (strcmp(mode, "dupkey") == 0 || strcmp(mode, "deep") == 0) {
+		struct buf *t = buf_new();
+
+		hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
+		send_msg(MSG_HELLO, b, -1);
+		if (strcmp(mode, "dupkey") == 0)
+			dup_key_tree(t);
+		else
+			deep_tree(t);
+		rpc_with_tree(b, buf_ptr(t), buf_len(t));
+		send_msg(MSG_RPC_IN, b, -1);
+		buf_free(t);
 	} else if (strcmp(mode, "exit") == 0) {
 		hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
 		send_msg(MSG_HELLO, b, -1);
