@@ -12,9 +12,15 @@
  * Most modes break the framing or the handshake.  Two tell a well-formed
  * lie, a frame whose value tree the real worker could never have built:
  * "dupkey" (an object with one key twice, the parser differential DESIGN
- * 3 forbids) and "deep" (nesting one past BNC_VALUE_DEPTH_MAX).
+ * 3 forbids) and "deep" (nesting one past BNC_VALUE_DEPTH_MAX).  And
+ * "sigsys" behaves: it applies the real worker sandbox and says hello,
+ * then, once its input has a byte (the client's first line, or the
+ * upstream's first answer), makes a call the filter does not allow, as a
+ * parser taken over by its input would; the kernel must kill it.
  */
 #include <sys/socket.h>
+
+#include <netinet/in.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +32,7 @@
 #include "frame.h"
 #include "bounds.h"
 #include "msg.h"
+#include "sandbox.h"
 #include "value.h"
 
 static void
@@ -197,6 +204,20 @@ main(int argc, char **argv)
 		rpc_with_tree(b, buf_ptr(t), buf_len(t));
 		send_msg(MSG_RPC_IN, b, -1);
 		buf_free(t);
+	} else if (strcmp(mode, "sigsys") == 0) {
+		struct sb_status st;
+		char c;
+
+		if (sandbox_apply(SB_PROFILE_WORKER, BNC_CHILD_FD + 2,
+		    &st) != 0)
+			_exit(2);
+		hello(b, st.seccomp, (uint32_t)getpid(), nrole);
+		send_msg(MSG_HELLO, b, -1);
+		if (read(STDIN_FILENO, &c, 1) != 1)
+			_exit(2);
+		/* phoning home: socket(2) is not in the worker's table */
+		(void)socket(AF_INET, SOCK_STREAM, 0);
+		_exit(3);
 	} else if (strcmp(mode, "exit") == 0) {
 		hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
 		send_msg(MSG_HELLO, b, -1);
