@@ -32,10 +32,16 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 		fuzz_fail(__FILE__, __LINE__, #cond);			\
 } while (0)
 
+/* fuzz_scratch_open()'s file, "" if none (see below). */
+static char fuzz_scratch[256];
+
 static void __attribute__((noreturn)) FUZZ_UNUSED
 fuzz_fail(const char *file, int line, const char *what)
 {
 	fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
+	/* abort() skips atexit: the input is kept by the fuzzer, not here */
+	if (fuzz_scratch[0] != '\0')
+		(void)unlink(fuzz_scratch);
 	abort();
 }
 
@@ -128,10 +134,9 @@ fuzz_rpc_parser_shaped(const struct rpc *m)
 
 /*
  * A scratch file for harnesses whose code under test reads by path:
- * under /dev/shm when writable (no disk I/O per run), removed at exit.
+ * under /dev/shm when writable (no disk I/O per run), removed at exit
+ * and by fuzz_fail().
  */
-static char fuzz_scratch[256];
-
 static void
 fuzz_scratch_remove(void)
 {

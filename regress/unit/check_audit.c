@@ -29,6 +29,7 @@
 #include "bounds.h"
 #include "buf.h"
 #include "err.h"
+#include "testdir.h"
 #include "value.h"
 #include "value-json.h"
 
@@ -37,22 +38,9 @@ static char dbpath[300];
 static char err[1024];
 
 static void
-rm_rf(const char *path)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", path);
-}
-
-static void
 setup(void)
 {
-	const char *t = getenv("TMPDIR");
-
-	snprintf(dir, sizeof(dir), "%s/check_audit.XXXXXX",
-	    t != NULL && *t == '/' ? t : "/tmp");
+	snprintf(dir, sizeof(dir), "%s/log.XXXXXX", testdir_path());
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(dbpath, sizeof(dbpath), "%s/state/audit.db", dir);
 	ck_assert_int_ne(sodium_init(), -1);
@@ -61,8 +49,8 @@ setup(void)
 static void
 teardown(void)
 {
-	if (dir[0] != '\0')
-		rm_rf(dir);
+	if (dir[0] != '\0' && testdir_rmtree(dir) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
 	dir[0] = '\0';
 }
 
@@ -942,6 +930,8 @@ START_TEST(test_readonly)
 	audit_close(a);
 	snprintf(sd, sizeof(sd), "%s/state", dir);
 	ck_assert_int_eq(chmod(dbpath, 0400), 0);
+	/* nobody, below, must get through the suite's directory to dir */
+	ck_assert_int_eq(chmod(testdir_path(), 0711), 0);
 	if ((pid = fork()) == 0) {
 		/* root writes anything: test as nobody */
 		if (geteuid() == 0) {
@@ -963,6 +953,7 @@ START_TEST(test_readonly)
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "read-only database opened (status %d)", status);
+	ck_assert_int_eq(chmod(testdir_path(), 0700), 0);
 	ck_assert_int_eq(chmod(dbpath, 0600), 0);
 }
 END_TEST
@@ -1119,8 +1110,10 @@ main(void)
 	SRunner *sr = srunner_create(audit_suite());
 	int failed;
 
+	testdir_create("check_audit");
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	testdir_remove();
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -14,8 +14,9 @@
 #include "conffile.h"
 #include "err.h"
 #include "bounds.h"
+#include "testdir.h"
 
-static char path[64];
+static char path[256];
 static char err[1024];
 static struct config cfg;
 
@@ -25,7 +26,7 @@ load(const char *text)
 	FILE *f;
 	int fd;
 
-	strcpy(path, "/tmp/check_config.XXXXXX");
+	snprintf(path, sizeof(path), "%s/bouncer.XXXXXX", testdir_path());
 	ck_assert_int_ne(fd = mkstemp(path), -1);
 	ck_assert_ptr_nonnull(f = fdopen(fd, "w"));
 	fputs(text, f);
@@ -48,7 +49,7 @@ teardown(void)
 static void
 expect_error(const char *text, int line, const char *key)
 {
-	char want[256];
+	char want[512];
 
 	ck_assert_int_eq(load(text), -BNC_ERR_CONFIG);
 	snprintf(want, sizeof(want), "%s:%d: %s", path, line, key);
@@ -99,21 +100,27 @@ START_TEST(test_full)
 }
 END_TEST
 
-/* Relative paths are the file's directory's (/tmp here), not the cwd's. */
+/* Relative paths are the file's directory's, not the cwd's. */
 START_TEST(test_relative_paths)
 {
+	char want[320];
+
 	ck_assert_int_eq(load(
 	    "state_dir: state\n"
 	    "policy: policy.yaml\n"
 	    "packs: [packs.d, /abs/packs]\n"
 	    "upstreams:\n"
 	    "  fs: { command: node, cwd: srv/../notes }\n"), 0);
-	ck_assert_str_eq(cfg.state_dir, "/tmp/state");
-	ck_assert_str_eq(cfg.policy, "/tmp/policy.yaml");
+	snprintf(want, sizeof(want), "%s/state", testdir_path());
+	ck_assert_str_eq(cfg.state_dir, want);
+	snprintf(want, sizeof(want), "%s/policy.yaml", testdir_path());
+	ck_assert_str_eq(cfg.policy, want);
 	ck_assert_uint_eq(cfg.npacks, 2);
-	ck_assert_str_eq(cfg.packs[0], "/tmp/packs.d");
+	snprintf(want, sizeof(want), "%s/packs.d", testdir_path());
+	ck_assert_str_eq(cfg.packs[0], want);
 	ck_assert_str_eq(cfg.packs[1], "/abs/packs");
-	ck_assert_str_eq(cfg.ups[0].cwd, "/tmp/srv/../notes");
+	snprintf(want, sizeof(want), "%s/srv/../notes", testdir_path());
+	ck_assert_str_eq(cfg.ups[0].cwd, want);
 	/* the command is left alone: PATH, or the upstream's cwd */
 	ck_assert_str_eq(cfg.ups[0].command, "node");
 }
@@ -243,8 +250,10 @@ main(void)
 	SRunner *sr = srunner_create(config_suite());
 	int failed;
 
+	testdir_create("check_config");
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	testdir_remove();
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

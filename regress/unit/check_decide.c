@@ -19,6 +19,7 @@
 #include "monitor.h"
 #include "policy.h"
 #include "taint.h"
+#include "testdir.h"
 #include "testjson.h"
 #include "utf8.h"
 #include "value.h"
@@ -26,7 +27,7 @@
 static struct session s;
 static struct upstream up;
 static struct upstream_cfg ucfg;
-static char polpath[64];
+static char polpath[256];
 
 /* "name" or "name(a,b,...)": a tool whose schema declares a, b, ... */
 static struct value *
@@ -62,7 +63,8 @@ start_list(const char *policy, struct value *list)
 	memset(&s, 0, sizeof(s));
 	memset(&up, 0, sizeof(up));
 	memset(&ucfg, 0, sizeof(ucfg));
-	strcpy(polpath, "/tmp/check_decide.XXXXXX");
+	snprintf(polpath, sizeof(polpath), "%s/policy.XXXXXX",
+	    testdir_path());
 	ck_assert_int_ne(fd = mkstemp(polpath), -1);
 	ck_assert_ptr_nonnull(f = fdopen(fd, "w"));
 	fputs(policy, f);
@@ -1745,8 +1747,10 @@ main(void)
 	SRunner *sr = srunner_create(decide_suite());
 	int failed;
 
+	testdir_create("check_decide");
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	testdir_remove();
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

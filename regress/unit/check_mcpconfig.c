@@ -17,9 +17,10 @@
 #include "conffile.h"
 #include "err.h"
 #include "mcpconfig.h"
+#include "testdir.h"
 #include "xmalloc.h"
 
-static char path[64];
+static char path[256];
 static char err[1024];
 static struct upstream_cfg up;
 
@@ -31,7 +32,7 @@ write_file(const char *text, size_t len)
 
 	if (path[0] != '\0')
 		unlink(path);
-	strcpy(path, "/tmp/check_mcpconfig.XXXXXX");
+	snprintf(path, sizeof(path), "%s/mcp.XXXXXX", testdir_path());
 	ck_assert_int_ne(fd = mkstemp(path), -1);
 	ck_assert_ptr_nonnull(f = fdopen(fd, "w"));
 	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
@@ -81,7 +82,7 @@ teardown(void)
 static void
 expect_error(int r, int line, const char *key, const char *want)
 {
-	char head[256];
+	char head[512];
 
 	ck_assert_int_eq(r, -BNC_ERR_CONFIG);
 	if (line > 0)
@@ -616,8 +617,10 @@ main(void)
 	int failed;
 
 	sr = srunner_create(mcpconfig_suite());
+	testdir_create("check_mcpconfig");
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	testdir_remove();
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

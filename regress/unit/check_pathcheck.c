@@ -26,6 +26,7 @@
 #include "bounds.h"
 #include "err.h"
 #include "pathcheck.h"
+#include "testdir.h"
 
 static const struct {
 	const char	*path, *prefix;
@@ -152,7 +153,7 @@ setup(void)
 	size_t i;
 	FILE *f;
 
-	strcpy(dir, "/tmp/check_pathcheck.XXXXXX");
+	snprintf(dir, sizeof(dir), "%s/tree.XXXXXX", testdir_path());
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		path_of(p, sizeof(p), dirs[i]);
@@ -177,12 +178,7 @@ setup(void)
 static void
 teardown(void)
 {
-	char cmd[PATH_MAX + 64];
-
-	snprintf(cmd, sizeof(cmd), "%s/allowed/locked", dir);
-	(void)chmod(cmd, 0700);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
+	if (testdir_rmtree(dir) != 0)
 		fprintf(stderr, "cannot remove %s\n", dir);
 }
 
@@ -644,8 +640,10 @@ main(void)
 	SRunner *sr = srunner_create(pathcheck_suite());
 	int failed;
 
+	testdir_create("check_pathcheck");
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	testdir_remove();
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -21,11 +21,12 @@
 #include "bounds.h"
 #include "err.h"
 #include "policy.h"
+#include "testdir.h"
 #include "testjson.h"
 #include "value.h"
 
-static char dir[64];
-static char path[128];
+static char dir[256];
+static char path[320];
 static char err[2048];
 static struct policy *pol;
 static int nfile;
@@ -33,7 +34,7 @@ static int nfile;
 static void
 setup(void)
 {
-	strcpy(dir, "/tmp/check_policy.XXXXXX");
+	snprintf(dir, sizeof(dir), "%s/packs.XXXXXX", testdir_path());
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	pol = policy_new();
 	nfile = 0;
@@ -42,12 +43,9 @@ setup(void)
 static void
 teardown(void)
 {
-	char cmd[128];
-
 	policy_free(pol);
 	pol = NULL;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
+	if (testdir_rmtree(dir) != 0)
 		fprintf(stderr, "cannot remove %s\n", dir);
 }
 
@@ -283,7 +281,7 @@ END_TEST
 START_TEST(test_later_pack_wins)
 {
 	const struct tool_policy *tp;
-	char d2[160];
+	char d2[320];
 
 	write_file("b.yaml", "t: { max_calls: 2 }\n");
 	write_file("a.yaml", "t: { max_calls: 1 }\nu: { max_calls: 1 }\n");
@@ -1493,7 +1491,7 @@ END_TEST
 
 START_TEST(test_err_yaml)
 {
-	char want[256];
+	char want[sizeof(path) + 8];
 
 	ck_assert_int_eq(load("a: {\n", 0), -BNC_ERR_CONFIG);
 	snprintf(want, sizeof(want), "%s:", path);
@@ -2029,8 +2027,10 @@ main(void)
 	int failed;
 
 	sr = srunner_create(policy_suite());
+	testdir_create("check_policy");
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	testdir_remove();
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
