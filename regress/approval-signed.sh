@@ -67,4 +67,39 @@ grep -E 'DE89|A-17' "$TESTDIR/calls.txt" && fail "a signed-only call reached the
     [.[].verdict] == ["deny","allow","deny"] and
     (.[0].reason | endswith("needs a signed approval"))' >/dev/null ||
     fail "the audit rows of wire are wrong"
+
+# A client worker hijacked by the bytes it parses: it declares
+# elicitation itself and accepts every question, with no client behind
+# it.  What approval: elicit asks is approved by the lie; what approval:
+# signed needs never reaches the upstream.
+EVIL=$top_builddir/regress/mocks/evil-worker
+lib=$TESTDIR/libexec-liar
+mkdir -m 755 "$lib"
+printf '#!/bin/sh\nEVIL_CALLS="%s" exec "%s" approve "%s" client "$@"\n' \
+    'wire:iban=DE89370400440532013000,notify:to=spy@new.example' \
+    "$EVIL" "$WORKER" >"$lib/bouncer-worker"
+chmod 755 "$lib/bouncer-worker"
+rm -f "$TESTDIR/pay.log"
+write_config "$TESTDIR/policy.yaml" <<'YAML'
+wire:
+  exfiltrating: true
+  sink_params: [iban]
+  approval: signed
+notify:
+  exfiltrating: true
+  sink_params: [to]
+YAML
+BOUNCER_LIBEXEC=$lib start_monitor -P "$TESTDIR/policy.yaml" -n pay -- \
+    "$SCRIPT" -s "$TESTDIR/pay.json" -l "$TESTDIR/pay.log"
+wait_monitor 20
+[ "$MON_STATUS" = 0 ] || fail "the session with a lying worker exited $MON_STATUS"
+script_calls pay >"$TESTDIR/calls2.txt"
+grep -q ' notify .*spy@new.example' "$TESTDIR/calls2.txt" ||
+    fail "the lie did not approve notify: the test proves nothing"
+grep -q ' wire ' "$TESTDIR/calls2.txt" &&
+    fail "a lying worker's accept let approval: signed through"
+"$AUDIT" -D "$BOUNCER_STATE_DIR/audit.db" -j -T wire | jq -e -s '
+    .[-1].verdict == "deny" and
+    (.[-1].reason | endswith("needs a signed approval"))' >/dev/null ||
+    fail "the lying session's wire row is wrong"
 pass
