@@ -65,6 +65,9 @@
 #define BNC_CHILD_FD_EXTRA	4		/* a carrier's credential */
 #define BNC_CHILD_FD_FIRST_FREE	5		/* closefrom() starts here */
 
+/* sandbox rules (DESIGN 2; common/sandbox-seccomp.c) */
+#define BNC_SB_ARGS_MAX		2		/* conditions on one seccomp rule */
+
 /* the contract engine */
 #define BNC_APPROVALS_MAX	4096		/* approvals remembered per session */
 #define BNC_BUDGETS_MAX		4096		/* tools with a counted budget */

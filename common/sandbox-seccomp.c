@@ -2,12 +2,17 @@
  * sandbox-seccomp.c - the system call allowlists of the sandboxed
  * children, and the libseccomp loader (DESIGN 2, STYLE "Sandbox tables").
  *
- * A profile is a table: one row per system call, each with the reason it
- * is there.  Anything not in the table kills the process (with
- * --enable-sandbox-debug: traps, reports the number on fd 2, and still
- * dies by SIGSYS).  A row may soft-deny (fail with an errno) a call that
- * libc makes on its own and copes with.  This file must never grant a
- * call that creates an fd, a process, a socket or a mapping of a file,
+ * A profile is a table: one row per system call, or per allowed form of
+ * it, each with the reason it is there.  A row may compare the call's
+ * arguments (sandbox.h: SB_IF, in the manner of OpenSSH's
+ * SC_ALLOW_ARG_MASK); the loader fills in what is known only at run time
+ * (the process's own pid) and refuses a row it cannot put in the filter
+ * exactly, as it refuses a row without a `why`.  Anything no row matches
+ * kills the process (with --enable-sandbox-debug: traps, reports the
+ * number, and the arguments of a call refused for them, on fd 2, and
+ * still dies by SIGSYS).  A row may soft-deny (fail with an errno) a call
+ * that libc makes on its own and copes with.  This file must never grant
+ * a call that creates an fd, a process, a socket or a mapping of a file,
  * and never a row without a `why`.
  *
  * Architectures: seccomp_init() puts only the native architecture in the
@@ -22,6 +27,9 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+
+#include <sys/types.h>
+#include <sys/ucontext.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -44,80 +52,86 @@
  */
 static const struct sb_rule worker_rules[] = {
 	/* I/O on the fds the worker holds */
-	{ SCMP_SYS(read), SB_ALLOW, 0,
+	{ SCMP_SYS(read), SB_ANY, SB_ALLOW, 0,
 	    "fd 0 (client stdin or upstream stdout), libevent signal pipe" },
-	{ SCMP_SYS(write), SB_ALLOW, 0,
+	{ SCMP_SYS(write), SB_ANY, SB_ALLOW, 0,
 	    "fd 1 (client stdout), fd 2, libevent signal pipe" },
-	{ SCMP_SYS(readv), SB_ALLOW, 0, "libevent evbuffer reads" },
-	{ SCMP_SYS(writev), SB_ALLOW, 0,
+	{ SCMP_SYS(readv), SB_ANY, SB_ALLOW, 0, "libevent evbuffer reads" },
+	{ SCMP_SYS(writev), SB_ANY, SB_ALLOW, 0,
 	    "libevent evbuffer writes; libc's fatal messages" },
-	{ SCMP_SYS(recvmsg), SB_ALLOW, 0, "frames from the monitor on fd 3" },
-	{ SCMP_SYS(sendmsg), SB_ALLOW, 0, "frames to the monitor on fd 3" },
-	{ SCMP_SYS(fcntl), SB_ALLOW, 0, "O_NONBLOCK on fds 0, 1 and 3" },
-	{ SCMP_SYS(fstat), SB_ALLOW, 0,
+	{ SCMP_SYS(recvmsg), SB_ANY, SB_ALLOW, 0,
+	    "frames from the monitor on fd 3" },
+	{ SCMP_SYS(sendmsg), SB_ANY, SB_ALLOW, 0,
+	    "frames to the monitor on fd 3" },
+	{ SCMP_SYS(fcntl), SB_ANY, SB_ALLOW, 0,
+	    "O_NONBLOCK on fds 0, 1 and 3" },
+	{ SCMP_SYS(fstat), SB_ANY, SB_ALLOW, 0,
 	    "fstat(fd) where libc does not route it through newfstatat; "
 	    "takes no path" },
-	{ SCMP_SYS(close), SB_ALLOW, 0, "dropping fds; libevent teardown" },
+	{ SCMP_SYS(close), SB_ANY, SB_ALLOW, 0,
+	    "dropping fds; libevent teardown" },
 
 	/* event loop */
-	{ SCMP_SYS(epoll_wait), SB_ALLOW, 0,
+	{ SCMP_SYS(epoll_wait), SB_ANY, SB_ALLOW, 0,
 	    "libevent's epoll backend (the epoll fd predates the filter)" },
-	{ SCMP_SYS(epoll_pwait), SB_ALLOW, 0,
+	{ SCMP_SYS(epoll_pwait), SB_ANY, SB_ALLOW, 0,
 	    "libevent's epoll backend where libc maps epoll_wait to it" },
-	{ SCMP_SYS(epoll_ctl), SB_ALLOW, 0,
+	{ SCMP_SYS(epoll_ctl), SB_ANY, SB_ALLOW, 0,
 	    "adding and removing events on held fds" },
-	{ SCMP_SYS(poll), SB_ALLOW, 0,
+	{ SCMP_SYS(poll), SB_ANY, SB_ALLOW, 0,
 	    "waiting for POLLOUT on fd 3 when a send would block" },
-	{ SCMP_SYS(ppoll), SB_ALLOW, 0, "poll() where libc maps it to ppoll" },
+	{ SCMP_SYS(ppoll), SB_ANY, SB_ALLOW, 0,
+	    "poll() where libc maps it to ppoll" },
 
 	/* memory */
-	{ SCMP_SYS(brk), SB_ALLOW, 0, "malloc's main arena" },
-	{ SCMP_SYS(mmap), SB_ALLOW, 0,
+	{ SCMP_SYS(brk), SB_ANY, SB_ALLOW, 0, "malloc's main arena" },
+	{ SCMP_SYS(mmap), SB_ANY, SB_ALLOW, 0,
 	    "malloc of large blocks (anonymous; no fd can be opened)" },
-	{ SCMP_SYS(munmap), SB_ALLOW, 0, "free of large blocks" },
-	{ SCMP_SYS(mremap), SB_ALLOW, 0, "realloc of large blocks" },
-	{ SCMP_SYS(madvise), SB_ALLOW, 0, "malloc returning freed pages" },
+	{ SCMP_SYS(munmap), SB_ANY, SB_ALLOW, 0, "free of large blocks" },
+	{ SCMP_SYS(mremap), SB_ANY, SB_ALLOW, 0, "realloc of large blocks" },
+	{ SCMP_SYS(madvise), SB_ANY, SB_ALLOW, 0,
+	    "malloc returning freed pages" },
 
 	/* time and small facts */
-	{ SCMP_SYS(clock_gettime), SB_ALLOW, 0,
+	{ SCMP_SYS(clock_gettime), SB_ANY, SB_ALLOW, 0,
 	    "libevent timeouts, log time stamps (vDSO fallback)" },
-	{ SCMP_SYS(gettimeofday), SB_ALLOW, 0,
+	{ SCMP_SYS(gettimeofday), SB_ANY, SB_ALLOW, 0,
 	    "libevent's wall clock (vDSO fallback)" },
-	{ SCMP_SYS(getrandom), SB_ALLOW, 0,
+	{ SCMP_SYS(getrandom), SB_ANY, SB_ALLOW, 0,
 	    "malloc's tcache key on first use, libc arc4random" },
-	{ SCMP_SYS(sysinfo), SB_ALLOW, 0,
+	{ SCMP_SYS(sysinfo), SB_ANY, SB_ALLOW, 0,
 	    "libc qsort() sizes its buffer from _SC_PHYS_PAGES" },
 
 	/* signals */
-	{ SCMP_SYS(rt_sigreturn), SB_ALLOW, 0,
+	{ SCMP_SYS(rt_sigreturn), SB_ANY, SB_ALLOW, 0,
 	    "return from libevent's signal handler" },
-	{ SCMP_SYS(rt_sigprocmask), SB_ALLOW, 0,
+	{ SCMP_SYS(rt_sigprocmask), SB_ANY, SB_ALLOW, 0,
 	    "libc blocks signals in abort() and around handlers" },
-	{ SCMP_SYS(rt_sigaction), SB_ALLOW, 0,
+	{ SCMP_SYS(rt_sigaction), SB_ANY, SB_ALLOW, 0,
 	    "libevent restores handlers on evsignal_del; abort() resets "
 	    "SIGABRT" },
-	{ SCMP_SYS(restart_syscall), SB_ALLOW, 0,
+	{ SCMP_SYS(restart_syscall), SB_ANY, SB_ALLOW, 0,
 	    "the kernel restarting a poll() interrupted by a signal" },
 
 	/* process */
-	{ SCMP_SYS(getpid), SB_ALLOW, 0,
+	{ SCMP_SYS(getpid), SB_ANY, SB_ALLOW, 0,
 	    "abort() and raise() name this process" },
-	{ SCMP_SYS(gettid), SB_ALLOW, 0,
+	{ SCMP_SYS(gettid), SB_ANY, SB_ALLOW, 0,
 	    "abort() and raise() name this thread" },
-	{ SCMP_SYS(tgkill), SB_ALLOW, 0,
+	{ SCMP_SYS(tgkill), SB_ANY, SB_ALLOW, 0,
 	    "abort() raises SIGABRT on itself, so a failed assertion is "
 	    "reported as one; Landlock ABI >= 6 scopes signals to this "
 	    "process" },
-	{ SCMP_SYS(exit), SB_ALLOW, 0, "thread exit" },
-	{ SCMP_SYS(exit_group), SB_ALLOW, 0, "process exit" },
+	{ SCMP_SYS(exit), SB_ANY, SB_ALLOW, 0, "thread exit" },
+	{ SCMP_SYS(exit_group), SB_ANY, SB_ALLOW, 0, "process exit" },
 
 	/* libc probes that must fail politely */
-	{ SCMP_SYS(openat), SB_ERRNO, EACCES,
+	{ SCMP_SYS(openat), SB_ANY, SB_ERRNO, EACCES,
 	    "locale and timezone probes (Landlock denies them too)" },
-	{ SCMP_SYS(newfstatat), SB_ERRNO, EACCES,
+	{ SCMP_SYS(newfstatat), SB_ANY, SB_ERRNO, EACCES,
 	    "stdio's fstat(fd) goes through newfstatat, which also takes a "
 	    "path Landlock cannot hide; stdio falls back to BUFSIZ" },
-	{ SCMP_SYS(ioctl), SB_ERRNO, ENOTTY,
+	{ SCMP_SYS(ioctl), SB_ANY, SB_ERRNO, ENOTTY,
 	    "isatty() in stdio, FIONREAD in libevent evbuffer_read" },
 };
 
@@ -156,6 +170,137 @@ sandbox_rules(enum sb_profile profile, size_t *np)
 	return NULL;
 }
 
+/* Arguments of a system call, seccomp_data.args[0..5]. */
+#define SB_SYSCALL_ARGS 6
+
+/* Largest errno a filter may return (the kernel's MAX_ERRNO). */
+#define SB_ERRNO_MAX 4095
+
+static int
+sb_has_args(const struct sb_rule *rule)
+{
+	return rule->args[0].cmp != SB_CMP_NONE;
+}
+
+/* Same call, same conditions in the same order. */
+static int
+sb_same_args(const struct sb_rule *a, const struct sb_rule *b)
+{
+	size_t k;
+
+	for (k = 0; k < BNC_SB_ARGS_MAX; k++)
+		if (a->args[k].cmp != b->args[k].cmp ||
+		    a->args[k].arg != b->args[k].arg ||
+		    a->args[k].mask != b->args[k].mask ||
+		    a->args[k].val != b->args[k].val)
+			return 0;
+	return 1;
+}
+
+/*
+ * One condition: says why it cannot be put in a filter exactly, or
+ * returns NULL.  A mask or value wider than a register would be cut by
+ * libseccomp on a 32-bit architecture; a condition that always or never
+ * holds is a mistake in the table, not a rule.
+ */
+static const char *
+sb_arg_problem(const struct sb_arg *a)
+{
+	if (a->arg >= SB_SYSCALL_ARGS)
+		return "no such argument";
+	if (sizeof(unsigned long) < sizeof(uint64_t) &&
+	    (a->mask | a->val) > UINT32_MAX)
+		return "wider than a register";
+	switch (a->cmp) {
+	case SB_CMP_EQ:
+		return a->mask != 0 ? "a mask on an equality" : NULL;
+	case SB_CMP_MASKED_EQ:
+		if (a->mask == 0)
+			return "an empty mask (always true)";
+		if ((a->val & ~a->mask) != 0)
+			return "a value outside its mask (never true)";
+		return NULL;
+	case SB_CMP_OWN_PID:
+		return a->mask != 0 || a->val != 0 ?
+		    "a constant on a run-time value" : NULL;
+	default:
+		return "unknown comparison";
+	}
+}
+
+int
+sandbox_rules_check(const struct sb_rule *rules, size_t n)
+{
+	const struct sb_rule *rule;
+	const char *what;
+	size_t i, j, k;
+	int r = -BNC_ERR_INTERNAL;
+
+	for (i = 0; i < n; i++) {
+		rule = &rules[i];
+		if (rule->why == NULL || *rule->why == '\0') {
+			error_f("rule %zu (syscall %d) has no why", i,
+			    rule->nr);
+			goto out;
+		}
+		if (!(rule->action == SB_ALLOW && rule->err == 0) &&
+		    !(rule->action == SB_ERRNO && rule->err > 0 &&
+		    rule->err <= SB_ERRNO_MAX)) {
+			error_f("rule %zu (syscall %d): action %d, errno %d",
+			    i, rule->nr, (int)rule->action, rule->err);
+			goto out;
+		}
+		for (k = 0; k < BNC_SB_ARGS_MAX; k++) {
+			if (rule->args[k].cmp == SB_CMP_NONE) {
+				/* used slots come first: none is skipped */
+				for (j = k + 1; j < BNC_SB_ARGS_MAX; j++)
+					if (rule->args[j].cmp != SB_CMP_NONE)
+						break;
+				if (j < BNC_SB_ARGS_MAX) {
+					error_f("rule %zu (syscall %d): "
+					    "condition %zu after an empty slot",
+					    i, rule->nr, j);
+					goto out;
+				}
+				break;
+			}
+			if ((what = sb_arg_problem(&rule->args[k])) != NULL) {
+				error_f("rule %zu (syscall %d), arg %u: %s",
+				    i, rule->nr, rule->args[k].arg, what);
+				goto out;
+			}
+			/* libseccomp takes one comparison per argument */
+			for (j = 0; j < k; j++)
+				if (rule->args[j].arg == rule->args[k].arg)
+					break;
+			if (j < k) {
+				error_f("rule %zu (syscall %d): argument %u "
+				    "compared twice", i, rule->nr,
+				    rule->args[k].arg);
+				goto out;
+			}
+		}
+		/*
+		 * Which of two overlapping rows would win is libseccomp's
+		 * choice, not the table's: a call is unconditional in one
+		 * row or conditional in all of its rows.
+		 */
+		for (j = 0; j < i; j++) {
+			if (rules[j].nr != rule->nr)
+				continue;
+			if (!sb_has_args(&rules[j]) || !sb_has_args(rule) ||
+			    sb_same_args(&rules[j], rule)) {
+				error_f("rules %zu and %zu (syscall %d) "
+				    "overlap", j, i, rule->nr);
+				goto out;
+			}
+		}
+	}
+	r = 0;
+out:
+	return r;
+}
+
 #ifdef SANDBOX_DEBUG
 /* Harmless calls, one of which the profile refuses: see sb_sigsys(). */
 static const int retrap_candidates[] = {
@@ -166,33 +311,92 @@ static const int retrap_candidates[] = {
 	SCMP_SYS(getgid),
 };
 static volatile sig_atomic_t retrap_nr = -1;
+/* The table loaded, so the handler can tell an argument refusal. */
+static const struct sb_rule *trap_rules;
+static size_t trap_nrules;
+
+static void
+sb_put_str(char *msg, size_t *len, size_t sz, const char *s)
+{
+	while (*s != '\0' && *len < sz)
+		msg[(*len)++] = *s++;
+}
+
+static void
+sb_put_num(char *msg, size_t *len, size_t sz, uint64_t v, unsigned int base)
+{
+	static const char xdigits[] = "0123456789abcdef";
+	char digits[24];
+	size_t n = 0;
+
+	do {
+		digits[n++] = xdigits[v % base];
+		v /= base;
+	} while (v != 0 && n < sizeof(digits));
+	while (n > 0 && *len < sz)
+		msg[(*len)++] = digits[--n];
+}
+
+/* The refused call's arguments, where we know this machine's registers. */
+static int
+sb_trap_args(const void *uctx, uint64_t args[SB_SYSCALL_ARGS])
+{
+	const ucontext_t *uc = uctx;
+
+#if defined(__x86_64__)
+	args[0] = (uint64_t)uc->uc_mcontext.gregs[REG_RDI];
+	args[1] = (uint64_t)uc->uc_mcontext.gregs[REG_RSI];
+	args[2] = (uint64_t)uc->uc_mcontext.gregs[REG_RDX];
+	args[3] = (uint64_t)uc->uc_mcontext.gregs[REG_R10];
+	args[4] = (uint64_t)uc->uc_mcontext.gregs[REG_R8];
+	args[5] = (uint64_t)uc->uc_mcontext.gregs[REG_R9];
+	return 1;
+#elif defined(__aarch64__)
+	size_t i;
+
+	for (i = 0; i < SB_SYSCALL_ARGS; i++)
+		args[i] = (uint64_t)uc->uc_mcontext.regs[i];
+	return 1;
+#else
+	(void)uc;
+	(void)args;
+	return 0;
+#endif
+}
 
 /*
- * SIGSYS handler of the debug build: says which call was refused, using
- * write(2) only, then dies by SIGSYS as the enforcing build would.
+ * SIGSYS handler of the debug build: says which call was refused, and
+ * for a call the table allows only with some arguments, which arguments
+ * it had, using write(2) only; then dies by SIGSYS as the enforcing
+ * build would.
  */
 static void
 sb_sigsys(int sig, siginfo_t *info, void *uctx)
 {
-	static const char pre[] = "sandbox: syscall ";
-	static const char post[] = " denied\n";
-	char msg[sizeof(pre) + 12 + sizeof(post)], digits[12];
-	size_t len = 0, n = 0;
-	unsigned int nr;
+	char msg[192];
+	uint64_t args[SB_SYSCALL_ARGS];
+	size_t len = 0, i;
+	int nr, filtered = 0;
 
 	(void)sig;
-	(void)uctx;
-	nr = (unsigned int)info->si_syscall;
-	do {
-		digits[n++] = (char)('0' + nr % 10);
-		nr /= 10;
-	} while (nr != 0 && n < sizeof(digits));
-	memcpy(msg, pre, sizeof(pre) - 1);
-	len = sizeof(pre) - 1;
-	while (n > 0)
-		msg[len++] = digits[--n];
-	memcpy(msg + len, post, sizeof(post) - 1);
-	len += sizeof(post) - 1;
+	nr = info->si_syscall;
+	for (i = 0; i < trap_nrules; i++)
+		if (trap_rules[i].nr == nr && sb_has_args(&trap_rules[i]))
+			filtered = 1;
+	sb_put_str(msg, &len, sizeof(msg), "sandbox: syscall ");
+	sb_put_num(msg, &len, sizeof(msg), (uint64_t)(unsigned int)nr, 10);
+	if (filtered && sb_trap_args(uctx, args)) {
+		sb_put_str(msg, &len, sizeof(msg), " denied: arguments");
+		for (i = 0; i < SB_SYSCALL_ARGS; i++) {
+			sb_put_str(msg, &len, sizeof(msg), " 0x");
+			sb_put_num(msg, &len, sizeof(msg), args[i], 16);
+		}
+		sb_put_str(msg, &len, sizeof(msg), " outside its rules\n");
+	} else if (filtered)
+		sb_put_str(msg, &len, sizeof(msg),
+		    " denied: arguments outside its rules\n");
+	else
+		sb_put_str(msg, &len, sizeof(msg), " denied\n");
 	(void)write(STDERR_FILENO, msg, len);
 
 	/*
@@ -219,6 +423,8 @@ sb_trap_install(const struct sb_rule *rules, size_t n)
 		if (j == n && retrap_candidates[i] >= 0)
 			retrap_nr = retrap_candidates[i];
 	}
+	trap_rules = rules;
+	trap_nrules = n;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = sb_sigsys;
 	sa.sa_flags = SA_SIGINFO;
@@ -237,22 +443,60 @@ sb_trap_install(const struct sb_rule *rules, size_t n)
 #endif /* SANDBOX_DEBUG */
 
 /*
- * Loads the profile's filter.  Its default action kills the process (or
- * traps, in the debug build).  Returns 0 or -BNC_ERR_*.
+ * A row's conditions as libseccomp comparisons; SB_CMP_OWN_PID becomes
+ * an equality with self.  The row was checked by sandbox_rules_check().
  */
-int
-sandbox_seccomp_load(enum sb_profile profile)
+static unsigned int
+sb_row_cmps(const struct sb_rule *rule, pid_t self,
+    struct scmp_arg_cmp cmp[BNC_SB_ARGS_MAX])
 {
+	unsigned int k;
+
+	for (k = 0; k < BNC_SB_ARGS_MAX; k++) {
+		if (rule->args[k].cmp == SB_CMP_NONE)
+			break;
+		memset(&cmp[k], 0, sizeof(cmp[k]));
+		cmp[k].arg = rule->args[k].arg;
+		switch (rule->args[k].cmp) {
+		case SB_CMP_MASKED_EQ:
+			cmp[k].op = SCMP_CMP_MASKED_EQ;
+			cmp[k].datum_a = rule->args[k].mask;
+			cmp[k].datum_b = rule->args[k].val;
+			break;
+		case SB_CMP_OWN_PID:
+			cmp[k].op = SCMP_CMP_EQ;
+			cmp[k].datum_a = (scmp_datum_t)self;
+			break;
+		default:
+			cmp[k].op = SCMP_CMP_EQ;
+			cmp[k].datum_a = rule->args[k].val;
+			break;
+		}
+	}
+	return k;
+}
+
+/*
+ * Loads a table's filter.  Its default action kills the process (or
+ * traps, in the debug build).  Nothing is loaded unless every row passes
+ * sandbox_rules_check().  Returns 0 or -BNC_ERR_*.
+ */
+static int
+sb_load(const struct sb_rule *rules, size_t n)
+{
+	struct scmp_arg_cmp cmp[BNC_SB_ARGS_MAX];
 	scmp_filter_ctx ctx = NULL;
-	const struct sb_rule *rules;
-	size_t i, n;
+	size_t i;
+	unsigned int ncmp;
 	uint32_t act;
+	pid_t self;
 	int r = -BNC_ERR_INTERNAL, rc;
 
-	if ((rules = sandbox_rules(profile, &n)) == NULL) {
-		error_f("no rule table for profile %d", (int)profile);
+	if ((r = sandbox_rules_check(rules, n)) != 0)
 		goto out;
-	}
+	r = -BNC_ERR_INTERNAL;
+	/* fork is refused from here on: the pid stays ours */
+	self = getpid();
 #ifdef SANDBOX_DEBUG
 	if ((r = sb_trap_install(rules, n)) != 0)
 		goto out;
@@ -272,25 +516,21 @@ sandbox_seccomp_load(enum sb_profile profile)
 		debug_f("seccomp_attr_set(CTL_OPTIMIZE): %s", strerror(-rc));
 
 	for (i = 0; i < n; i++) {
-		if (rules[i].why == NULL || *rules[i].why == '\0') {
-			error_f("rule %zu (syscall %d) has no why", i,
-			    rules[i].nr);
-			goto out;
-		}
-		switch (rules[i].action) {
-		case SB_ALLOW:
-			act = SCMP_ACT_ALLOW;
-			break;
-		case SB_ERRNO:
-			act = SCMP_ACT_ERRNO((uint32_t)rules[i].err);
-			break;
-		default:
-			error_f("rule %zu (syscall %d): bad action %d", i,
-			    rules[i].nr, (int)rules[i].action);
-			goto out;
-		}
-		if ((rc = seccomp_rule_add(ctx, act, rules[i].nr, 0)) != 0) {
-			error_f("seccomp_rule_add(syscall %d): %s", rules[i].nr,
+		act = rules[i].action == SB_ALLOW ? SCMP_ACT_ALLOW :
+		    SCMP_ACT_ERRNO((uint32_t)rules[i].err);
+		/*
+		 * _exact: a rule with conditions goes in as written or not
+		 * at all; libseccomp may otherwise rewrite a multiplexed
+		 * call (socketcall, ipc) and its arguments.
+		 */
+		if ((ncmp = sb_row_cmps(&rules[i], self, cmp)) == 0)
+			rc = seccomp_rule_add(ctx, act, rules[i].nr, 0);
+		else
+			rc = seccomp_rule_add_exact_array(ctx, act,
+			    rules[i].nr, ncmp, cmp);
+		if (rc != 0) {
+			error_f("seccomp_rule_add(rule %zu, syscall %d, "
+			    "%u conditions): %s", i, rules[i].nr, ncmp,
 			    strerror(-rc));
 			goto out;
 		}
@@ -306,3 +546,27 @@ out:
 		seccomp_release(ctx);
 	return r;
 }
+
+int
+sandbox_seccomp_load(enum sb_profile profile)
+{
+	const struct sb_rule *rules;
+	size_t n;
+	int r = -BNC_ERR_INTERNAL;
+
+	if ((rules = sandbox_rules(profile, &n)) == NULL) {
+		error_f("no rule table for profile %d", (int)profile);
+		goto out;
+	}
+	r = sb_load(rules, n);
+out:
+	return r;
+}
+
+#ifdef SANDBOX_TEST
+int
+sandbox_test_seccomp_load(const struct sb_rule *rules, size_t n)
+{
+	return sb_load(rules, n);
+}
+#endif

@@ -5,7 +5,8 @@
 # a DT_NEEDED entry, nor transitively, nor as symbols linked in
 # statically), and no object of the monitor, nor of the common library
 # it shares with the worker, calls a cJSON parser (the monitor builds
-# JSON, it never parses it).
+# JSON, it never parses it).  And the sandbox's test hooks (SANDBOX_TEST)
+# are in no shipped binary.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -64,4 +65,16 @@ for a in $libs; do
 $bad"
 done
 log "common: $(echo "$libs" | tr '\n' ' ')without cJSON_Parse*"
+
+# --- the sandbox's test hooks --------------------------------------
+# Only regress/sandbox builds the sandbox with SANDBOX_TEST (a Landlock
+# ABI cap, a loader of any table): no shipped binary or library has them.
+for f in "$WORKER" "$MONITOR" $libs; do
+	bad=$(nm -A "$f" 2>/dev/null | awk '{print $NF}' | grep '^sandbox_test_')
+	[ -z "$bad" ] || fail "$f has the sandbox's test hooks: $bad"
+done
+nm "$top_builddir/regress/sandbox/check_sandbox" 2>/dev/null |
+    grep -q ' T sandbox_test_seccomp_load$' ||
+    fail "check_sandbox has no sandbox_test_seccomp_load: is this check stale?"
+log "sandbox test hooks: in check_sandbox only"
 pass

@@ -4,8 +4,10 @@
  * Each test applies SB_PROFILE_WORKER in a forked child: forbidden calls
  * must kill it by SIGSYS, libc's probes must fail with their errno, and
  * everything bouncer-worker does must keep working.  The rule table is
- * checked too: a `why` on every row, no call twice, none of the calls
- * the worker must never make.  It must never apply a sandbox in the
+ * checked too: a `why` on every row, no overlapping rows, none of the
+ * calls the worker must never make, and a loader that refuses a table
+ * it cannot express (this file is built with SANDBOX_TEST, which gives
+ * it sandbox_test_seccomp_load()).  It must never apply a sandbox in the
  * process that runs the suite.
  *
  * After sandbox_apply() a child cannot report through Check: Check's
@@ -322,9 +324,12 @@ START_TEST(test_rules_why)
 			    "row %zu (%s): errno on an allow", i, name);
 		free(name);
 	}
+	/* and the loader's own checks pass, without loading anything */
+	ck_assert_int_eq(sandbox_rules_check(rules, n), 0);
 }
 END_TEST
 
+/* A call appears once, or only in rows that each compare arguments. */
 START_TEST(test_rules_unique)
 {
 	const struct sb_rule *rules;
@@ -333,9 +338,115 @@ START_TEST(test_rules_unique)
 	ck_assert_ptr_nonnull(rules = sandbox_rules(SB_PROFILE_WORKER, &n));
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
-			ck_assert_msg(rules[i].nr != rules[j].nr,
+			ck_assert_msg(rules[i].nr != rules[j].nr ||
+				(rules[i].args[0].cmp != SB_CMP_NONE &&
+				    rules[j].args[0].cmp != SB_CMP_NONE &&
+				    memcmp(rules[i].args, rules[j].args,
+					sizeof(rules[i].args)) != 0),
 			    "syscall %d in rows %zu and %zu", rules[i].nr, i,
 			    j);
+}
+END_TEST
+
+/* Tables the loader must refuse, each with the mistake it makes. */
+static const struct bad_table {
+	const char *what;
+	struct sb_rule rules[2];
+	size_t n;
+} bad_tables[] = {
+	{ "no why",
+	    { { SCMP_SYS(read), SB_ANY, SB_ALLOW, 0, NULL } }, 1 },
+	{ "an empty why",
+	    { { SCMP_SYS(read), SB_ANY, SB_ALLOW, 0, "" } }, 1 },
+	{ "no action",
+	    { { SCMP_SYS(read), SB_ANY, (enum sb_action)0, 0, "x" } }, 1 },
+	{ "an unknown action",
+	    { { SCMP_SYS(read), SB_ANY, (enum sb_action)7, 0, "x" } }, 1 },
+	{ "an errno on an allow",
+	    { { SCMP_SYS(read), SB_ANY, SB_ALLOW, EPERM, "x" } }, 1 },
+	{ "a soft deny without errno",
+	    { { SCMP_SYS(read), SB_ANY, SB_ERRNO, 0, "x" } }, 1 },
+	{ "an errno past 4095",
+	    { { SCMP_SYS(read), SB_ANY, SB_ERRNO, 4096, "x" } }, 1 },
+	{ "argument 6",
+	    { { SCMP_SYS(read), SB_IF(SB_EQ(6, 0)), SB_ALLOW, 0, "x" } },
+	    1 },
+	{ "an unknown comparison",
+	    { { SCMP_SYS(read), SB_IF({ (enum sb_cmp)9, 0, 0, 0 }),
+		SB_ALLOW, 0, "x" } },
+	    1 },
+	{ "an empty mask",
+	    { { SCMP_SYS(read), SB_IF(SB_MASK(0, 0, 0)), SB_ALLOW, 0,
+		"x" } },
+	    1 },
+	{ "a value outside its mask",
+	    { { SCMP_SYS(read), SB_IF(SB_MASK(0, 1, 3)), SB_ALLOW, 0,
+		"x" } },
+	    1 },
+	{ "a mask on an equality",
+	    { { SCMP_SYS(read), SB_IF({ SB_CMP_EQ, 0, 1, 1 }), SB_ALLOW, 0,
+		"x" } },
+	    1 },
+	{ "a constant on the own pid",
+	    { { SCMP_SYS(tgkill), SB_IF({ SB_CMP_OWN_PID, 0, 0, 1 }),
+		SB_ALLOW, 0, "x" } },
+	    1 },
+	{ "a condition after an empty slot",
+	    { { SCMP_SYS(read), SB_IF({ SB_CMP_NONE, 0, 0, 0 }, SB_EQ(0, 0)),
+		SB_ALLOW, 0, "x" } },
+	    1 },
+	{ "one argument compared twice",
+	    { { SCMP_SYS(read), SB_IF(SB_EQ(0, 0), SB_CLEAR(0, 1)), SB_ALLOW,
+		0, "x" } },
+	    1 },
+	{ "an unconditional row and a conditional one",
+	    { { SCMP_SYS(read), SB_ANY, SB_ALLOW, 0, "x" },
+		{ SCMP_SYS(read), SB_IF(SB_EQ(0, 0)), SB_ERRNO, EPERM, "y" } },
+	    2 },
+	{ "the same conditions twice",
+	    { { SCMP_SYS(read), SB_IF(SB_EQ(0, 0)), SB_ALLOW, 0, "x" },
+		{ SCMP_SYS(read), SB_IF(SB_EQ(0, 0)), SB_ERRNO, EPERM, "y" } },
+	    2 },
+};
+#define NBAD ((int)(sizeof(bad_tables) / sizeof(bad_tables[0])))
+
+/* Is a seccomp filter on this process?  (/proc: before any is.) */
+static int
+self_seccomp(void)
+{
+	char buf[8192], *p;
+
+	read_proc(getpid(), "status", buf, sizeof(buf));
+	ck_assert_ptr_nonnull(p = strstr(buf, "\nSeccomp:\t"));
+	return p[strlen("\nSeccomp:\t")] - '0';
+}
+
+/* The checker and the loader refuse each, and nothing is loaded. */
+START_TEST(test_rules_refused)
+{
+	const struct bad_table *t = &bad_tables[_i];
+
+	ck_assert_msg(sandbox_rules_check(t->rules, t->n) == -BNC_ERR_INTERNAL,
+	    "%s: accepted by the check", t->what);
+	ck_assert_msg(sandbox_test_seccomp_load(t->rules, t->n) ==
+		-BNC_ERR_INTERNAL,
+	    "%s: loaded", t->what);
+	ck_assert_msg(self_seccomp() == 0, "%s: a filter was loaded",
+	    t->what);
+}
+END_TEST
+
+/* At the bound: a row with BNC_SB_ARGS_MAX conditions is accepted. */
+START_TEST(test_rules_args_max)
+{
+	static const struct sb_rule ok[] = {
+		{ SCMP_SYS(read), SB_IF(SB_EQ(0, 0), SB_ONLY(2, 0xff)),
+		    SB_ALLOW, 0, "x" },
+		{ SCMP_SYS(read), SB_IF(SB_EQ(0, 1)), SB_ERRNO, EPERM, "y" },
+		{ SCMP_SYS(tgkill), SB_IF(SB_OWN_PID(0)), SB_ALLOW, 0, "z" },
+	};
+
+	ck_assert_int_eq(sandbox_rules_check(ok, 3), 0);
 }
 END_TEST
 
@@ -1268,6 +1379,7 @@ sandbox_suite(void)
 	tc = tcase_create("core");
 	tcase_add_test(tc, test_rules_why);
 	tcase_add_test(tc, test_rules_unique);
+	tcase_add_test(tc, test_rules_args_max);
 	tcase_add_test(tc, test_rules_never);
 	tcase_add_test(tc, test_rules_soft);
 	tcase_add_test(tc, test_rules_unknown_profile);
@@ -1296,6 +1408,7 @@ sandbox_suite(void)
 
 	tc = tcase_create("errors");
 	tcase_add_test(tc, test_bad_args);
+	tcase_add_loop_test(tc, test_rules_refused, 0, NBAD);
 #ifndef SANDBOX_DISABLED
 	tcase_add_loop_test_raise_signal(tc, test_kill, SIGSYS, 0,
 	    kill_count());
