@@ -132,9 +132,27 @@ static const struct ll_abi {
 /* Shared with sandbox.c only; keep in step with the prototype there. */
 int sandbox_landlock_apply(int *abip);
 
+#ifdef SANDBOX_TEST
 /*
- * Applies the deny-all ruleset.  *abip is the kernel's ABI, 0 when it has
- * no Landlock (not built, or disabled at boot); that is not an error.
+ * Tests only: the highest ABI to use, -1 for the kernel's own (sandbox.h).
+ * A process's only way to set it is to call the function, which exists
+ * only in a build with SANDBOX_TEST, never from the environment.  It can
+ * only lower what is applied: an older ruleset denies less, and the
+ * tests use that to show the seccomp filter holds without it.
+ */
+static int ll_test_cap = -1;
+
+void
+sandbox_test_landlock_cap(int abi)
+{
+	ll_test_cap = abi;
+}
+#endif
+
+/*
+ * Applies the deny-all ruleset.  *abip is the kernel's ABI (at most the
+ * test cap, in a SANDBOX_TEST build), 0 when it has no Landlock (not
+ * built, or disabled at boot); that is not an error.
  */
 int
 sandbox_landlock_apply(int *abip)
@@ -159,6 +177,10 @@ sandbox_landlock_apply(int *abip)
 		    strerror(errno));
 		goto out;
 	}
+#ifdef SANDBOX_TEST
+	if (ll_test_cap >= 0 && abi > ll_test_cap)
+		abi = ll_test_cap;
+#endif
 	if (abi < 1) {
 		r = 0;
 		goto out;

@@ -12,8 +12,8 @@
  * number, and the arguments of a call refused for them, on fd 2, and
  * still dies by SIGSYS).  A row may soft-deny (fail with an errno) a call
  * that libc makes on its own and copes with.  This file must never grant
- * a call that creates an fd, a process, a socket or a mapping of a file,
- * and never a row without a `why`.
+ * a call that creates an fd, a process, a socket, a mapping of a file or
+ * executable memory, and never a row without a `why`.
  *
  * Architectures: seccomp_init() puts only the native architecture in the
  * filter.  The generated BPF first compares seccomp_data.arch with it and
@@ -28,10 +28,12 @@
 #include "config.h"
 #endif
 
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/ucontext.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +51,12 @@
  * that reads fd 0, writes fd 1 and fd 2, and exchanges SEQPACKET frames
  * with the monitor on fd 3.  Everything it needs was opened before the
  * filter; it can create no fd, process or socket afterwards.
+ *
+ * A call whose arguments could reach past the worker (a signal, an fd's
+ * owner, executable memory) is allowed only in the forms the worker
+ * makes; every other form meets the default action, as an attacker alone
+ * makes it.  Landlock does not replace these checks: ABI 6 scopes
+ * signals, but a kernel may be older, and no ABI covers the others.
  */
 static const struct sb_rule worker_rules[] = {
 	/* I/O on the fds the worker holds */
@@ -63,13 +71,24 @@ static const struct sb_rule worker_rules[] = {
 	    "frames from the monitor on fd 3" },
 	{ SCMP_SYS(sendmsg), SB_ANY, SB_ALLOW, 0,
 	    "frames to the monitor on fd 3" },
-	{ SCMP_SYS(fcntl), SB_ANY, SB_ALLOW, 0,
-	    "O_NONBLOCK on fds 0, 1 and 3" },
 	{ SCMP_SYS(fstat), SB_ANY, SB_ALLOW, 0,
 	    "fstat(fd) where libc does not route it through newfstatat; "
 	    "takes no path" },
 	{ SCMP_SYS(close), SB_ANY, SB_ALLOW, 0,
 	    "dropping fds; libevent teardown" },
+
+	/*
+	 * fcntl: the O_NONBLOCK pair of set_nonblock() and libevent only.
+	 * F_SETOWN, F_SETOWN_EX and F_SETSIG would aim SIGIO at another
+	 * process, F_DUPFD makes an fd, F_SETLEASE, F_NOTIFY, F_SETPIPE_SZ
+	 * and the locks act on objects the worker does not manage.
+	 */
+	{ SCMP_SYS(fcntl), SB_IF(SB_EQ(1, F_GETFL)), SB_ALLOW, 0,
+	    "reading the O_NONBLOCK flag of fds 0, 1 and 3" },
+	{ SCMP_SYS(fcntl), SB_IF(SB_EQ(1, F_SETFL), SB_CLEAR(2, O_ASYNC)),
+	    SB_ALLOW, 0,
+	    "setting O_NONBLOCK on fds 0, 1 and 3; never O_ASYNC, which "
+	    "sends SIGIO to an fd's owner" },
 
 	/* event loop */
 	{ SCMP_SYS(epoll_wait), SB_ANY, SB_ALLOW, 0,
@@ -83,10 +102,18 @@ static const struct sb_rule worker_rules[] = {
 	{ SCMP_SYS(ppoll), SB_ANY, SB_ALLOW, 0,
 	    "poll() where libc maps it to ppoll" },
 
-	/* memory */
+	/*
+	 * memory: fresh anonymous memory, never executable (no mprotect,
+	 * pkey_mprotect or PROT_EXEC), never placed over a mapping that
+	 * exists (no MAP_FIXED), never a file's.
+	 */
 	{ SCMP_SYS(brk), SB_ANY, SB_ALLOW, 0, "malloc's main arena" },
-	{ SCMP_SYS(mmap), SB_ANY, SB_ALLOW, 0,
-	    "malloc of large blocks (anonymous; no fd can be opened)" },
+	{ SCMP_SYS(mmap),
+	    SB_IF(SB_CLEAR(2, PROT_EXEC),
+		SB_MASK(3, MAP_ANONYMOUS | MAP_FIXED, MAP_ANONYMOUS)),
+	    SB_ALLOW, 0,
+	    "malloc of large blocks: anonymous, not executable, at an "
+	    "address of the kernel's choice" },
 	{ SCMP_SYS(munmap), SB_ANY, SB_ALLOW, 0, "free of large blocks" },
 	{ SCMP_SYS(mremap), SB_ANY, SB_ALLOW, 0, "realloc of large blocks" },
 	{ SCMP_SYS(madvise), SB_ANY, SB_ALLOW, 0,
@@ -118,10 +145,10 @@ static const struct sb_rule worker_rules[] = {
 	    "abort() and raise() name this process" },
 	{ SCMP_SYS(gettid), SB_ANY, SB_ALLOW, 0,
 	    "abort() and raise() name this thread" },
-	{ SCMP_SYS(tgkill), SB_ANY, SB_ALLOW, 0,
+	{ SCMP_SYS(tgkill), SB_IF(SB_OWN_PID(0)), SB_ALLOW, 0,
 	    "abort() raises SIGABRT on itself, so a failed assertion is "
-	    "reported as one; Landlock ABI >= 6 scopes signals to this "
-	    "process" },
+	    "reported as one; this process only (the loader fills in its "
+	    "pid), as Landlock scopes signals only from ABI 6" },
 	{ SCMP_SYS(exit), SB_ANY, SB_ALLOW, 0, "thread exit" },
 	{ SCMP_SYS(exit_group), SB_ANY, SB_ALLOW, 0, "process exit" },
 

@@ -97,9 +97,12 @@ int	sandbox_apply(enum sb_profile, int nfds, struct sb_status *);
 #ifdef SANDBOX_TEST
 /*
  * Tests only: regress/sandbox compiles the sandbox with SANDBOX_TEST, and
- * no shipped binary has this.  Loads a table as sandbox_apply() loads a
- * profile's.
+ * no shipped binary has these.  Caps the Landlock ABI that
+ * sandbox_apply() uses (0: as if the kernel had none; -1: no cap), so
+ * one kernel can show that the seccomp filter alone holds on older ones.
  */
+void	sandbox_test_landlock_cap(int abi);
+/* Loads a table as sandbox_apply() loads a profile's. */
 int	sandbox_test_seccomp_load(const struct sb_rule *, size_t n);
 #endif
 

@@ -5,10 +5,16 @@
  * must kill it by SIGSYS, libc's probes must fail with their errno, and
  * everything bouncer-worker does must keep working.  The rule table is
  * checked too: a `why` on every row, no overlapping rows, none of the
- * calls the worker must never make, and a loader that refuses a table
- * it cannot express (this file is built with SANDBOX_TEST, which gives
- * it sandbox_test_seccomp_load()).  It must never apply a sandbox in the
- * process that runs the suite.
+ * calls the worker must never make, argument conditions on the calls
+ * that need them, and a loader that refuses a table it cannot express.
+ * It must never apply a sandbox in the process that runs the suite.
+ *
+ * The argument rules (a signal to another process, an fd's owner,
+ * executable memory, ...) are tried under every Landlock ABI, the
+ * kernel's own and each lower one down to none: this file is built with
+ * SANDBOX_TEST, whose sandbox_test_landlock_cap() lowers the ABI applied,
+ * to show that the seccomp filter alone holds where Landlock (ABI 6
+ * scopes signals) is older or absent.
  *
  * After sandbox_apply() a child cannot report through Check: Check's
  * result "pipe" is a temporary regular file and RLIMIT_FSIZE is 0 (and
@@ -71,6 +77,10 @@
 #define WORKER_NFDS (BNC_CHILD_FD + 1) /* fds 0..3 */
 #define SURVIVED    99 /* exit code of a child that was not killed */
 #define BIG_ALLOC   (64 * 1024 * 1024)
+#define PAGE	    4096
+
+/* The cap probe_enter() applies; set by the Check child before a probe. */
+static int probe_abi = -1;
 
 extern char **environ;
 
@@ -120,6 +130,7 @@ probe_enter(struct probe_res *res, int nfds)
 		if (fd != STDOUT_FILENO)
 			close(fd);
 	}
+	sandbox_test_landlock_cap(probe_abi);
 	res->applied = sandbox_apply(SB_PROFILE_WORKER, nfds, &res->st);
 	return res->applied == 0;
 }
@@ -293,6 +304,16 @@ static const char *const never_allowed[] = {
 	"keyctl",
 	"add_key",
 	"perf_event_open",
+	"pkey_mprotect",
+	"pkey_alloc",
+	"remap_file_pages",
+	"shmat",
+	"personality",
+	"rt_sigqueueinfo",
+	"rt_tgsigqueueinfo",
+	"pidfd_open",
+	"pidfd_send_signal",
+	"process_madvise",
 };
 
 START_TEST(test_rules_why)
@@ -345,6 +366,80 @@ START_TEST(test_rules_unique)
 					sizeof(rules[i].args)) != 0),
 			    "syscall %d in rows %zu and %zu", rules[i].nr, i,
 			    j);
+}
+END_TEST
+
+/* The condition of kind cmp on argument arg in a row, or NULL. */
+static const struct sb_arg *
+row_arg(const struct sb_rule *rule, enum sb_cmp cmp, unsigned int arg)
+{
+	size_t k;
+
+	for (k = 0; k < BNC_SB_ARGS_MAX; k++)
+		if (rule->args[k].cmp == cmp && rule->args[k].arg == arg)
+			return &rule->args[k];
+	return NULL;
+}
+
+/*
+ * The argument policy at a glance: these calls are never allowed with
+ * any arguments, signals go only to this process, no allowed mapping is
+ * executable or a file's, fcntl only reads and sets the status flags.
+ */
+START_TEST(test_rules_args)
+{
+	static const char *const filtered[] = {
+		"tgkill", "fcntl", "mmap",
+	};
+	const struct sb_rule *rules, *r;
+	const struct sb_arg *a;
+	size_t i, j, n, seen;
+	int nr;
+
+	ck_assert_ptr_nonnull(rules = sandbox_rules(SB_PROFILE_WORKER, &n));
+	for (i = 0; i < sizeof(filtered) / sizeof(filtered[0]); i++) {
+		nr = seccomp_syscall_resolve_name(filtered[i]);
+		ck_assert_int_ge(nr, 0);
+		for (j = 0, seen = 0; j < n; j++) {
+			if (rules[j].nr != nr)
+				continue;
+			seen++;
+			ck_assert_msg(rules[j].args[0].cmp != SB_CMP_NONE,
+			    "%s (row %zu) allowed with any arguments",
+			    filtered[i], j);
+		}
+		ck_assert_msg(seen > 0, "%s is not in the table", filtered[i]);
+	}
+	for (j = 0; j < n; j++) {
+		r = &rules[j];
+		if (r->nr == SCMP_SYS(tgkill))
+			ck_assert_msg(row_arg(r, SB_CMP_OWN_PID, 0) != NULL,
+			    "row %zu: tgkill not to its own pid", j);
+		if (r->nr == SCMP_SYS(mmap) && r->action == SB_ALLOW) {
+			a = row_arg(r, SB_CMP_MASKED_EQ, 2);
+			ck_assert_msg(a != NULL && (a->mask & PROT_EXEC) &&
+				!(a->val & PROT_EXEC),
+			    "row %zu: mmap may be executable", j);
+			a = row_arg(r, SB_CMP_MASKED_EQ, 3);
+			ck_assert_msg(a != NULL &&
+				(a->mask & a->val & MAP_ANONYMOUS) &&
+				(a->mask & MAP_FIXED) && !(a->val & MAP_FIXED),
+			    "row %zu: mmap of a file, or MAP_FIXED", j);
+		}
+		if (r->nr == SCMP_SYS(fcntl) && r->action == SB_ALLOW) {
+			a = row_arg(r, SB_CMP_EQ, 1);
+			ck_assert_msg(a != NULL &&
+				(a->val == F_GETFL || a->val == F_SETFL),
+			    "row %zu: fcntl command not F_GETFL/F_SETFL", j);
+			if (a->val == F_SETFL) {
+				a = row_arg(r, SB_CMP_MASKED_EQ, 2);
+				ck_assert_msg(a != NULL &&
+					(a->mask & O_ASYNC) != 0 &&
+					(a->val & O_ASYNC) == 0,
+				    "row %zu: F_SETFL may set O_ASYNC", j);
+			}
+		}
+	}
 }
 END_TEST
 
@@ -1197,6 +1292,23 @@ k_io_uring(void)
 	syscall(SYS_io_uring_setup, 1, params);
 }
 
+/* Signals to another process by other roads than kill() and tgkill(). */
+static void
+k_sigqueue(void)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	si.si_code = SI_QUEUE;
+	syscall(SYS_rt_sigqueueinfo, kill_target, 0, &si);
+}
+
+static void
+k_pidfd_signal(void)
+{
+	syscall(SYS_pidfd_send_signal, 0, 0, NULL, 0);
+}
+
 #if defined(__x86_64__)
 /* i386 getpid through int 0x80: the filter's arch check kills it. */
 static void
@@ -1231,6 +1343,8 @@ static const struct kill_case {
 	{ "setrlimit", k_setrlimit }, { "pipe", k_pipe }, { "dup", k_dup },
 	{ "memfd_create", k_memfd }, { "mprotect", k_mprotect },
 	{ "seccomp", k_seccomp }, { "io_uring_setup", k_io_uring },
+	{ "rt_sigqueueinfo", k_sigqueue },
+	{ "pidfd_send_signal", k_pidfd_signal },
 #if defined(__x86_64__)
 	{ "x32", k_x32 },
 	{ "i386 int 0x80", k_i386 }, /* last: see kill_count() */
@@ -1312,29 +1426,359 @@ START_TEST(test_soft_deny)
 }
 END_TEST
 
-/* Landlock ABI >= 6: no signal to a process outside the domain. */
-static void
-probe_signal_scope(struct probe_res *res)
-{
-	pid_t ppid = getppid();
+/*
+ * errors: argument rules, under every Landlock ABI.  Each case makes one
+ * call in a form the table does not allow: the process must die by
+ * SIGSYS whatever Landlock the kernel has, the filter alone refusing it.
+ * What a case needs that the sandbox forbids (a pipe, mappings, a file)
+ * its set-up makes first.  Were a case let through, it must do no harm:
+ * signals are 0, fds are the set-up's own.
+ */
 
-	if (!probe_enter(res, WORKER_NFDS))
-		return;
-	if (res->st.landlock_abi >= 6)
-		PROBE(res,
-		    syscall(SYS_tgkill, ppid, ppid, 0) == -1 && errno == EPERM);
-	PROBE(res, syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), 0) == 0);
+/* The Landlock ABIs every argument test runs under; -1: the kernel's. */
+static const int test_abis[] = { -1, 0, 1, 2, 3, 4, 5, 6 };
+#define NABIS ((int)(sizeof(test_abis) / sizeof(test_abis[0])))
+
+static int arg_fd = -1;			   /* a pipe's read end */
+static int arg_file = -1;		   /* a regular file of one page */
+static unsigned char *arg_map, *arg_map2; /* anonymous pages, RW and R */
+
+static void
+s_pipe(void)
+{
+	int p[2];
+
+	if (pipe(p) == -1)
+		_exit(SURVIVED + 2);
+	arg_fd = p[0];
 }
 
-START_TEST(test_signal_scope)
+static void
+s_maps(void)
 {
-	struct probe_res res;
+	arg_map = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	arg_map2 = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+	if (arg_map == MAP_FAILED || arg_map2 == MAP_FAILED)
+		_exit(SURVIVED + 2);
+}
 
-	run_probe(probe_signal_scope, NULL, &res);
-	if (kernel_landlock_abi() >= 6)
-		ck_assert_int_ge(res.st.landlock_abi, 6);
+static void
+s_file(void)
+{
+	static char page[PAGE];
+	FILE *f;
+
+	if ((f = tmpfile()) == NULL ||
+	    write(fileno(f), page, sizeof(page)) != sizeof(page))
+		_exit(SURVIVED + 2);
+	arg_file = fileno(f);
+}
+
+static void
+a_tgkill_parent(void)
+{
+	syscall(SYS_tgkill, kill_target, kill_target, 0);
+}
+
+static void
+a_tkill_parent(void)
+{
+	syscall(SYS_tkill, kill_target, 0);
+}
+
+/* tkill is not in the table at all: libc's raise() uses tgkill. */
+static void
+a_tkill_self(void)
+{
+	syscall(SYS_tkill, syscall(SYS_gettid), 0);
+}
+
+static void
+a_setown(void)
+{
+	fcntl(arg_fd, F_SETOWN, kill_target);
+}
+
+static void
+a_setown_ex(void)
+{
+	struct f_owner_ex o = { F_OWNER_PID, 0 };
+
+	o.pid = kill_target;
+	fcntl(arg_fd, F_SETOWN_EX, &o);
+}
+
+static void
+a_setsig(void)
+{
+	fcntl(arg_fd, F_SETSIG, SIGUSR1);
+}
+
+static void
+a_setfl_async(void)
+{
+	fcntl(arg_fd, F_SETFL, O_NONBLOCK | O_ASYNC);
+}
+
+static void
+a_setlease(void)
+{
+	fcntl(arg_fd, F_SETLEASE, F_RDLCK);
+}
+
+static void
+a_notify(void)
+{
+	fcntl(arg_fd, F_NOTIFY, DN_CREATE);
+}
+
+static void
+a_setpipe_sz(void)
+{
+	fcntl(arg_fd, F_SETPIPE_SZ, 2 * PAGE);
+}
+
+static void
+a_dupfd(void)
+{
+	fcntl(arg_fd, F_DUPFD, 0);
+}
+
+static void
+a_dupfd_cloexec(void)
+{
+	fcntl(arg_fd, F_DUPFD_CLOEXEC, 0);
+}
+
+static void
+a_getfd(void)
+{
+	fcntl(arg_fd, F_GETFD);
+}
+
+static void
+a_mmap_exec(void)
+{
+	mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+}
+
+static void
+a_mmap_rwx(void)
+{
+	mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+static void
+a_mmap_file(void)
+{
+	mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, arg_file, 0);
+}
+
+static void
+a_mmap_fixed(void)
+{
+	mmap(arg_map2, PAGE, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+}
+
+static void
+a_mprotect_exec(void)
+{
+	mprotect(arg_map, PAGE, PROT_READ | PROT_EXEC);
+}
+
+/* mprotect is not in the table at all: it could unprotect RELRO too. */
+static void
+a_mprotect_rw(void)
+{
+	mprotect(arg_map2, PAGE, PROT_READ | PROT_WRITE);
+}
+
+static void
+a_pkey_mprotect(void)
+{
+	syscall(SYS_pkey_mprotect, arg_map, PAGE, PROT_READ | PROT_EXEC, -1);
+}
+
+static const struct arg_case {
+	const char *name;
+	void (*setup)(void);	/* before the sandbox, or NULL */
+	void (*fn)(void);
+} arg_cases[] = {
+	{ "tgkill to the parent", NULL, a_tgkill_parent },
+	{ "tkill to the parent", NULL, a_tkill_parent },
+	{ "tkill to itself", NULL, a_tkill_self },
+	{ "fcntl F_SETOWN", s_pipe, a_setown },
+	{ "fcntl F_SETOWN_EX", s_pipe, a_setown_ex },
+	{ "fcntl F_SETSIG", s_pipe, a_setsig },
+	{ "fcntl F_SETFL O_ASYNC", s_pipe, a_setfl_async },
+	{ "fcntl F_SETLEASE", s_pipe, a_setlease },
+	{ "fcntl F_NOTIFY", s_pipe, a_notify },
+	{ "fcntl F_SETPIPE_SZ", s_pipe, a_setpipe_sz },
+	{ "fcntl F_DUPFD", s_pipe, a_dupfd },
+	{ "fcntl F_DUPFD_CLOEXEC", s_pipe, a_dupfd_cloexec },
+	{ "fcntl F_GETFD", s_pipe, a_getfd },
+	{ "mmap PROT_EXEC", NULL, a_mmap_exec },
+	{ "mmap PROT_READ|WRITE|EXEC", NULL, a_mmap_rwx },
+	{ "mmap of a file", s_file, a_mmap_file },
+	{ "mmap MAP_FIXED", s_maps, a_mmap_fixed },
+	{ "mprotect PROT_EXEC", s_maps, a_mprotect_exec },
+	{ "mprotect PROT_WRITE", s_maps, a_mprotect_rw },
+	{ "pkey_mprotect PROT_EXEC", s_maps, a_pkey_mprotect },
+};
+#define NARG ((int)(sizeof(arg_cases) / sizeof(arg_cases[0])))
+
+/*
+ * Case _i / NABIS under Landlock ABI test_abis[_i % NABIS]; Check names a
+ * failure by _i.
+ */
+START_TEST(test_args_kill)
+{
+	const struct arg_case *c = &arg_cases[_i / NABIS];
+	struct sb_status st;
+
+	kill_target = getppid();
+	if (c->setup != NULL)
+		c->setup();
+	sandbox_test_landlock_cap(test_abis[_i % NABIS]);
+	if (sandbox_apply(SB_PROFILE_WORKER, WORKER_NFDS, &st) != 0)
+		_exit(SURVIVED + 1);
+	c->fn();
+	_exit(SURVIVED);
 }
 END_TEST
+
+/* The forms the worker makes, under the same ABIs: all work. */
+static void
+probe_args_allowed(struct probe_res *res)
+{
+	struct timespec ts;
+	unsigned char *m, *m2;
+	int p[2], fl, n;
+
+	signal(SIGUSR1, SIG_IGN);
+	PROBE(res, pipe(p) == 0);
+	if (res->line != 0 || !probe_enter(res, WORKER_NFDS))
+		return;
+	/* signals to itself: abort() and raise() */
+	PROBE(res, syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), 0) == 0);
+	PROBE(res,
+	    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGUSR1) == 0);
+	PROBE(res, raise(SIGUSR1) == 0);
+	/* the status flags */
+	PROBE(res, (fl = fcntl(p[0], F_GETFL)) != -1);
+	PROBE(res, fcntl(p[0], F_SETFL, fl | O_NONBLOCK) == 0);
+	PROBE(res, (fcntl(p[0], F_GETFL) & O_NONBLOCK) != 0);
+	/* anonymous memory, grown, advised and returned */
+	m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	PROBE(res, m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	memset(m, 0xa5, PAGE);
+	m2 = mremap(m, PAGE, 16 * PAGE, MREMAP_MAYMOVE);
+	PROBE(res, m2 != MAP_FAILED);
+	if (m2 == MAP_FAILED)
+		return;
+	PROBE(res, m2[PAGE - 1] == 0xa5);
+	PROBE(res, madvise(m2, 16 * PAGE, MADV_DONTNEED) == 0);
+	PROBE(res, m2[0] == 0);
+	PROBE(res, munmap(m2, 16 * PAGE) == 0);
+	/* the fixed clocks, as without a vDSO */
+	PROBE(res, syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts) == 0);
+	PROBE(res, syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) == 0);
+	PROBE(res, syscall(SYS_clock_gettime, CLOCK_MONOTONIC_COARSE, &ts) ==
+	    0);
+	PROBE(res, syscall(SYS_clock_gettime, CLOCK_BOOTTIME, &ts) == 0);
+	PROBE(res,
+	    syscall(SYS_clock_gettime, CLOCK_PROCESS_CPUTIME_ID, &ts) == 0);
+	/* the ioctls libc and libevent make fail politely */
+	PROBE(res, isatty(p[0]) == 0 && errno == ENOTTY);
+	PROBE(res, ioctl(p[0], FIONREAD, &n) == -1 && errno == ENOTTY);
+}
+
+START_TEST(test_args_allowed)
+{
+	struct probe_res res;
+	int kabi = kernel_landlock_abi(), want;
+
+	probe_abi = test_abis[_i];
+	run_probe(probe_args_allowed, NULL, &res);
+	/* the cap held: this is the ABI the probe ran under */
+	want = probe_abi < 0 || probe_abi > kabi ? kabi : probe_abi;
+	ck_assert_int_eq(res.st.landlock_abi, want);
+}
+END_TEST
+
+#ifdef SANDBOX_DEBUG
+/*
+ * --enable-sandbox-debug names the refused call on fd 2, and for a call
+ * refused for its arguments, the arguments.
+ */
+static void
+debug_report(void (*fn)(void), char *buf, size_t sz)
+{
+	struct sb_status st;
+	size_t off = 0;
+	ssize_t n;
+	pid_t pid;
+	int p[2], status;
+
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_ne(pid = fork(), -1);
+	if (pid == 0) {
+		kill_target = getppid();
+		s_pipe();
+		dup2(p[1], STDERR_FILENO);
+		if (sandbox_apply(SB_PROFILE_WORKER, WORKER_NFDS, &st) != 0)
+			_exit(SURVIVED + 1);
+		fn();
+		_exit(SURVIVED);
+	}
+	close(p[1]);
+	while (off < sz - 1 && (n = read(p[0], buf + off, sz - 1 - off)) > 0)
+		off += (size_t)n;
+	buf[off] = '\0';
+	close(p[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
+	    "not killed by SIGSYS: status 0x%x", status);
+}
+
+START_TEST(test_debug_report)
+{
+	char buf[512], want[128];
+
+	debug_report(k_socket, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "sandbox: syscall %d denied\n",
+	    (int)SYS_socket);
+	ck_assert_str_eq(buf, want);
+	debug_report(a_setown, buf, sizeof(buf));
+#if defined(__x86_64__) || defined(__aarch64__)
+	/* fcntl(the set-up's pipe, F_SETOWN, our pid) */
+	snprintf(want, sizeof(want), "sandbox: syscall %d denied: arguments 0x",
+	    (int)SYS_fcntl);
+	ck_assert_msg(strncmp(buf, want, strlen(want)) == 0,
+	    "got \"%s\", want it to start \"%s\"", buf, want);
+	snprintf(want, sizeof(want), " 0x%x 0x%x 0x", F_SETOWN,
+	    (unsigned int)getpid());
+	ck_assert_msg(strstr(buf, want) != NULL, "got \"%s\", no \"%s\"",
+	    buf, want);
+	ck_assert_msg(strstr(buf, " outside its rules\n") != NULL, "got %s",
+	    buf);
+#else
+	snprintf(want, sizeof(want),
+	    "sandbox: syscall %d denied: arguments outside its rules\n",
+	    (int)SYS_fcntl);
+	ck_assert_str_eq(buf, want);
+#endif
+}
+END_TEST
+#endif /* SANDBOX_DEBUG */
 #endif /* !SANDBOX_DISABLED */
 
 /* errors: refused arguments confine nothing */
@@ -1379,6 +1823,7 @@ sandbox_suite(void)
 	tc = tcase_create("core");
 	tcase_add_test(tc, test_rules_why);
 	tcase_add_test(tc, test_rules_unique);
+	tcase_add_test(tc, test_rules_args);
 	tcase_add_test(tc, test_rules_args_max);
 	tcase_add_test(tc, test_rules_never);
 	tcase_add_test(tc, test_rules_soft);
@@ -1413,7 +1858,12 @@ sandbox_suite(void)
 	tcase_add_loop_test_raise_signal(tc, test_kill, SIGSYS, 0,
 	    kill_count());
 	tcase_add_test(tc, test_soft_deny);
-	tcase_add_test(tc, test_signal_scope);
+	tcase_add_loop_test_raise_signal(tc, test_args_kill, SIGSYS, 0,
+	    NARG * NABIS);
+	tcase_add_loop_test(tc, test_args_allowed, 0, NABIS);
+#ifdef SANDBOX_DEBUG
+	tcase_add_test(tc, test_debug_report);
+#endif
 #endif
 	suite_add_tcase(s, tc);
 
