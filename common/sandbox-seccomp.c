@@ -28,6 +28,7 @@
 #include "config.h"
 #endif
 
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/ucontext.h>
@@ -47,16 +48,24 @@
 #include "sandbox.h"
 
 /*
+ * The fixed clocks, CLOCK_REALTIME (0) to CLOCK_TAI (11), fit in these
+ * bits; an id with any other bit set is negative: a CPU clock made from
+ * a pid, or a clock made from an fd.
+ */
+#define SB_CLOCKS_FIXED 0xf
+
+/*
  * bouncer-worker, both sides: a single-threaded libevent (epoll) loop
  * that reads fd 0, writes fd 1 and fd 2, and exchanges SEQPACKET frames
  * with the monitor on fd 3.  Everything it needs was opened before the
  * filter; it can create no fd, process or socket afterwards.
  *
  * A call whose arguments could reach past the worker (a signal, an fd's
- * owner, executable memory) is allowed only in the forms the worker
- * makes; every other form meets the default action, as an attacker alone
- * makes it.  Landlock does not replace these checks: ABI 6 scopes
- * signals, but a kernel may be older, and no ABI covers the others.
+ * owner, executable memory, a terminal, another process's clock) is
+ * allowed only in the forms the worker makes; every other form meets the
+ * default action, as an attacker alone makes it.  Landlock does not
+ * replace these checks: ABI 6 scopes signals, but a kernel may be older,
+ * and no ABI covers the others.
  */
 static const struct sb_rule worker_rules[] = {
 	/* I/O on the fds the worker holds */
@@ -105,7 +114,7 @@ static const struct sb_rule worker_rules[] = {
 	/*
 	 * memory: fresh anonymous memory, never executable (no mprotect,
 	 * pkey_mprotect or PROT_EXEC), never placed over a mapping that
-	 * exists (no MAP_FIXED), never a file's.
+	 * exists (no MAP_FIXED, MREMAP_FIXED), never a file's.
 	 */
 	{ SCMP_SYS(brk), SB_ANY, SB_ALLOW, 0, "malloc's main arena" },
 	{ SCMP_SYS(mmap),
@@ -115,13 +124,18 @@ static const struct sb_rule worker_rules[] = {
 	    "malloc of large blocks: anonymous, not executable, at an "
 	    "address of the kernel's choice" },
 	{ SCMP_SYS(munmap), SB_ANY, SB_ALLOW, 0, "free of large blocks" },
-	{ SCMP_SYS(mremap), SB_ANY, SB_ALLOW, 0, "realloc of large blocks" },
-	{ SCMP_SYS(madvise), SB_ANY, SB_ALLOW, 0,
-	    "malloc returning freed pages" },
+	{ SCMP_SYS(mremap), SB_IF(SB_ONLY(3, MREMAP_MAYMOVE)), SB_ALLOW, 0,
+	    "realloc of large blocks; not MREMAP_FIXED or MREMAP_DONTUNMAP, "
+	    "which place or copy a mapping where the caller says" },
+	{ SCMP_SYS(madvise), SB_IF(SB_EQ(2, MADV_DONTNEED)), SB_ALLOW, 0,
+	    "malloc returning freed pages; no other advice (KSM merging, "
+	    "fork or dump flags) is needed" },
 
 	/* time and small facts */
-	{ SCMP_SYS(clock_gettime), SB_ANY, SB_ALLOW, 0,
-	    "libevent timeouts, log time stamps (vDSO fallback)" },
+	{ SCMP_SYS(clock_gettime), SB_IF(SB_ONLY(0, SB_CLOCKS_FIXED)),
+	    SB_ALLOW, 0,
+	    "libevent timeouts, log time stamps (vDSO fallback); not "
+	    "another process's CPU clock" },
 	{ SCMP_SYS(gettimeofday), SB_ANY, SB_ALLOW, 0,
 	    "libevent's wall clock (vDSO fallback)" },
 	{ SCMP_SYS(getrandom), SB_ANY, SB_ALLOW, 0,
@@ -158,8 +172,12 @@ static const struct sb_rule worker_rules[] = {
 	{ SCMP_SYS(newfstatat), SB_ANY, SB_ERRNO, EACCES,
 	    "stdio's fstat(fd) goes through newfstatat, which also takes a "
 	    "path Landlock cannot hide; stdio falls back to BUFSIZ" },
-	{ SCMP_SYS(ioctl), SB_ANY, SB_ERRNO, ENOTTY,
-	    "isatty() in stdio, FIONREAD in libevent evbuffer_read" },
+	/* any other ioctl (TIOCSTI types into a terminal) kills */
+	{ SCMP_SYS(ioctl), SB_IF(SB_EQ(1, TCGETS)), SB_ERRNO, ENOTTY,
+	    "isatty() in stdio" },
+	{ SCMP_SYS(ioctl), SB_IF(SB_EQ(1, FIONREAD)), SB_ERRNO, ENOTTY,
+	    "FIONREAD in libevent evbuffer_read, which then reads a fixed "
+	    "amount" },
 };
 
 static const struct sb_profile_tab {

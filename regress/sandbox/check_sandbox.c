@@ -389,7 +389,8 @@ row_arg(const struct sb_rule *rule, enum sb_cmp cmp, unsigned int arg)
 START_TEST(test_rules_args)
 {
 	static const char *const filtered[] = {
-		"tgkill", "fcntl", "mmap",
+		"tgkill", "fcntl", "mmap", "mremap", "madvise",
+		"clock_gettime", "ioctl",
 	};
 	const struct sb_rule *rules, *r;
 	const struct sb_arg *a;
@@ -1604,6 +1605,35 @@ a_pkey_mprotect(void)
 	syscall(SYS_pkey_mprotect, arg_map, PAGE, PROT_READ | PROT_EXEC, -1);
 }
 
+static void
+a_mremap_fixed(void)
+{
+	mremap(arg_map, PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, arg_map2);
+}
+
+static void
+a_madvise_merge(void)
+{
+	madvise(arg_map, PAGE, MADV_MERGEABLE);
+}
+
+/* The parent's CPU clock: the kernel's MAKE_PROCESS_CPUCLOCK(pid, SCHED) */
+static void
+a_clock_parent(void)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, (clockid_t)((~kill_target << 3) | 2), &ts);
+}
+
+static void
+a_tiocsti(void)
+{
+	char c = 'x';
+
+	ioctl(arg_fd, TIOCSTI, &c);
+}
+
 static const struct arg_case {
 	const char *name;
 	void (*setup)(void);	/* before the sandbox, or NULL */
@@ -1629,6 +1659,10 @@ static const struct arg_case {
 	{ "mprotect PROT_EXEC", s_maps, a_mprotect_exec },
 	{ "mprotect PROT_WRITE", s_maps, a_mprotect_rw },
 	{ "pkey_mprotect PROT_EXEC", s_maps, a_pkey_mprotect },
+	{ "mremap MREMAP_FIXED", s_maps, a_mremap_fixed },
+	{ "madvise MADV_MERGEABLE", s_maps, a_madvise_merge },
+	{ "clock_gettime of the parent's CPU clock", NULL, a_clock_parent },
+	{ "ioctl TIOCSTI", s_pipe, a_tiocsti },
 };
 #define NARG ((int)(sizeof(arg_cases) / sizeof(arg_cases[0])))
 
