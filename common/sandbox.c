@@ -1,11 +1,11 @@
 /*
  * sandbox.c - confine a child after its set-up (DESIGN 2).
  *
- * sandbox_apply() runs the steps in a fixed order: non-dumpable, rlimits
- * (no processes, no file growth, no core), no_new_privs, Landlock
- * (sandbox-landlock.c), the fd limit (no new fd past the ones held: after
- * Landlock, whose ruleset needs one), then the seccomp filter
- * (sandbox-seccomp.c).  On any failure the caller must exit: this file
+ * sandbox_apply() runs the steps in a fixed order: non-dumpable, no
+ * READ_IMPLIES_EXEC personality, rlimits (no processes, no file growth,
+ * no core), no_new_privs, Landlock (sandbox-landlock.c), the fd limit (no
+ * new fd past the ones held: after Landlock, whose ruleset needs one),
+ * then the seccomp filter (sandbox-seccomp.c).  On any failure the caller must exit: this file
  * must never return success for a process that is not confined, except
  * in a --disable-sandbox build, which says so loudly every time.
  */
@@ -14,6 +14,7 @@
 #endif
 
 
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -50,7 +51,7 @@ sandbox_apply(enum sb_profile profile, int nfds, struct sb_status *st)
 	struct rlimit rl;
 	struct stat sb;
 	size_t i;
-	int out_is_file;
+	int out_is_file, pers;
 #endif
 	int r = -BNC_ERR_INTERNAL;
 
@@ -70,6 +71,17 @@ sandbox_apply(enum sb_profile profile, int nfds, struct sb_status *st)
 	r = -BNC_ERR_SYS;
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1) {
 		error_f("prctl(PR_SET_DUMPABLE): %s", strerror(errno));
+		goto out;
+	}
+	/*
+	 * READ_IMPLIES_EXEC (setarch -X; it survives exec) makes every
+	 * readable mapping executable, and the filter sees no PROT_EXEC to
+	 * refuse.  personality() is refused once the filter is on.
+	 */
+	if ((pers = personality(0xffffffff)) == -1 ||
+	    ((pers & READ_IMPLIES_EXEC) != 0 &&
+	    personality((unsigned long)pers & ~READ_IMPLIES_EXEC) == -1)) {
+		error_f("personality: %s", strerror(errno));
 		goto out;
 	}
 	/*

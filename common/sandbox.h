@@ -1,11 +1,11 @@
 /*
  * sandbox.h - confine a child after set-up (DESIGN 2, STYLE "Sandbox tables").
  *
- * Order: non-dumpable, rlimits (NPROC 0, FSIZE 0, CORE 0, NOFILE = what
- * the process holds), no_new_privs, Landlock (no filesystem access; with
- * ABI >= 4 no TCP bind/connect), then a libseccomp allowlist whose
- * default action kills the process.  Rules are data, each with a `why`;
- * a rule may compare the call's arguments.
+ * Order: non-dumpable, no READ_IMPLIES_EXEC, rlimits (NPROC 0, FSIZE 0,
+ * CORE 0, NOFILE = what the process holds), no_new_privs, Landlock (no
+ * filesystem access; with ABI >= 4 no TCP bind/connect), then a
+ * libseccomp allowlist whose default action kills the process.  Rules
+ * are data, each with a `why`; a rule may compare the call's arguments.
  */
 #ifndef BNC_SANDBOX_H
 #define BNC_SANDBOX_H

@@ -32,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
@@ -1748,6 +1749,34 @@ START_TEST(test_args_allowed)
 }
 END_TEST
 
+#if defined(__x86_64__)
+/*
+ * READ_IMPLIES_EXEC (setarch -X, kept across exec) would make a readable
+ * mapping executable with no PROT_EXEC for the filter to see: the sandbox
+ * clears it, so running a `ret' in a fresh RW page faults.
+ */
+START_TEST(test_read_implies_exec)
+{
+	struct sb_status st;
+	unsigned char *m;
+	void (*fn)(void);
+
+	if (personality(READ_IMPLIES_EXEC) == -1)
+		_exit(SURVIVED + 1);
+	if (sandbox_apply(SB_PROFILE_WORKER, WORKER_NFDS, &st) != 0)
+		_exit(SURVIVED + 1);
+	m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		_exit(SURVIVED + 1);
+	m[0] = 0xc3; /* ret */
+	memcpy(&fn, &m, sizeof(fn));
+	fn();
+	_exit(SURVIVED);
+}
+END_TEST
+#endif
+
 #ifdef SANDBOX_DEBUG
 /*
  * --enable-sandbox-debug names the refused call on fd 2, and for a call
@@ -1895,6 +1924,9 @@ sandbox_suite(void)
 	tcase_add_loop_test_raise_signal(tc, test_args_kill, SIGSYS, 0,
 	    NARG * NABIS);
 	tcase_add_loop_test(tc, test_args_allowed, 0, NABIS);
+#if defined(__x86_64__)
+	tcase_add_test_raise_signal(tc, test_read_implies_exec, SIGSEGV);
+#endif
 #ifdef SANDBOX_DEBUG
 	tcase_add_test(tc, test_debug_report);
 #endif
