@@ -6,6 +6,12 @@
  * treat each as fatal for the session: log it, kill and reap its
  * children, exit non-zero.  A parser can lie; it must not be able to act.
  *
+ * The sandbox modes (regress/sandbox-violation.sh) keep the protocol:
+ * the process confines itself with the real worker profile, says hello
+ * truthfully, and then makes one call the profile refuses for its
+ * arguments, as a parser hijacked by its input would.  It must die by
+ * SIGSYS, and the monitor must record that as a sandbox violation.
+ *
  * usage: evil-worker MODE REAL-WORKER ROLE-TO-ATTACK [worker args]
  * If the worker's role (-r) is not ROLE-TO-ATTACK it execs REAL-WORKER.
  *
@@ -21,10 +27,14 @@
  * plays a client on its own, declares elicitation and accepts every
  * question, the one lie the monitor cannot see through.
  */
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 
 #include <netinet/in.h>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +48,11 @@
 #include "msg.h"
 #include "sandbox.h"
 #include "value.h"
+
+/* Exit codes of a sandbox mode that was not killed. */
+#define EXIT_ALLOWED	42	/* "allowed": the permitted forms all worked */
+#define EXIT_SURVIVED	43	/* an attack returned */
+#define EXIT_BROKEN	44	/* a permitted form failed */
 
 static void
 raw_send(const uint8_t *p, size_t n)
@@ -232,6 +247,98 @@ approve(struct buf *b, int nrole)
 	}
 }
 
+/* What the worker itself does with the same calls: all allowed. */
+static void
+permitted_forms(void)
+{
+	void *m;
+	int fl;
+
+	if (syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), 0) != 0 ||
+	    (fl = fcntl(BNC_CHILD_FD, F_GETFL)) == -1 ||
+	    fcntl(BNC_CHILD_FD, F_SETFL, fl | O_NONBLOCK) == -1)
+		_exit(EXIT_BROKEN);
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || munmap(m, 4096) == -1)
+		_exit(EXIT_BROKEN);
+}
+
+static void
+sb_allowed(pid_t monitor)
+{
+	(void)monitor;
+	_exit(EXIT_ALLOWED);
+}
+
+/* Ends the session from inside: Landlock only scopes this from ABI 6. */
+static void
+sb_tgkill(pid_t monitor)
+{
+	syscall(SYS_tgkill, monitor, monitor, SIGTERM);
+}
+
+/* SIGIO, whose default is to terminate, to the monitor on our input. */
+static void
+sb_setown(pid_t monitor)
+{
+	if (fcntl(BNC_CHILD_FD, F_SETOWN, monitor) == 0)
+		fcntl(BNC_CHILD_FD, F_SETFL, O_NONBLOCK | O_ASYNC);
+}
+
+/* Room for code of its own: the first step past a parser bug. */
+static void
+sb_protexec(pid_t monitor)
+{
+	(void)monitor;
+	mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+static const struct sb_mode {
+	const char *name;
+	void (*fn)(pid_t monitor);
+} sb_modes[] = {
+	{ "allowed", sb_allowed },
+	{ "tgkill", sb_tgkill },
+	{ "setown", sb_setown },
+	{ "protexec", sb_protexec },
+};
+
+/*
+ * Confined as bouncer-worker is, hello sent, the permitted forms made:
+ * then the mode's call.  Returns only for a mode of another kind.
+ */
+static void
+sandbox_mode(const char *mode, int nrole, struct buf *b)
+{
+	struct msg_hello h;
+	struct sb_status st;
+	pid_t monitor = getppid();
+	size_t i;
+
+	for (i = 0; i < sizeof(sb_modes) / sizeof(sb_modes[0]); i++)
+		if (strcmp(mode, sb_modes[i].name) == 0)
+			break;
+	if (i == sizeof(sb_modes) / sizeof(sb_modes[0]))
+		return;
+	closefrom(BNC_CHILD_FD + 1);
+	/* fds 0-3 and the one Landlock's ruleset takes */
+	if (sandbox_apply(SB_PROFILE_WORKER, BNC_CHILD_FD + 2, &st) != 0)
+		_exit(2);
+	memset(&h, 0, sizeof(h));
+	h.role = (uint8_t)nrole;
+	h.sandbox = (uint8_t)st.seccomp;
+	h.pid = (uint32_t)getpid();
+	h.landlock_abi = (uint32_t)st.landlock_abi;
+	buf_reset(b);
+	msg_hello_put(b, &h);
+	send_msg(MSG_HELLO, b, -1);
+	permitted_forms();
+	sb_modes[i].fn(monitor);
+	_exit(EXIT_SURVIVED);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -256,6 +363,7 @@ main(int argc, char **argv)
 	}
 	nrole = strcmp(role, "client") == 0 ? ROLE_WORKER_CLIENT :
 	    ROLE_WORKER_UPSTREAM;
+	sandbox_mode(mode, nrole, b);
 
 	if (strcmp(mode, "nohello") == 0) {
 		struct rpc m;
