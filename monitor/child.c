@@ -164,7 +164,19 @@ session_hello(struct child *ch, struct frame_msg *m, int role)
 	if (h.role != role || h.pid != (uint32_t)ch->pid)
 		fatal("%s: hello for the wrong role or process", ch->tag);
 #ifndef SANDBOX_DISABLED
+	/*
+	 * A worker of a --enable-sandbox-debug build traps and reports a
+	 * refused call instead of dying: only a monitor built the same way
+	 * takes one.
+	 */
+#ifdef SANDBOX_DEBUG
 	if (h.sandbox != SB_STATE_ON && h.sandbox != SB_STATE_DEBUG)
+#else
+	if (h.sandbox == SB_STATE_DEBUG)
+		fatal("%s: reports the debug sandbox, which this build does "
+		    "not accept", ch->tag);
+	if (h.sandbox != SB_STATE_ON)
+#endif
 		fatal("%s: reports no sandbox", ch->tag);
 #endif
 	ch->hello = 1;

@@ -737,6 +737,10 @@ mon_client_frame(struct session *s, struct frame_msg *fm)
 	struct rpc m;
 	int r;
 
+	/* After its input ended, a worker has nothing left to say. */
+	if (s->client.input_eof)
+		fatal("%s: %s after input-eof", s->client.tag,
+		    msg_type_name(fm->type));
 	switch (fm->type) {
 	case MSG_RPC_IN:
 		if ((r = msg_rpc_get(fm->payload, &m,
@@ -755,7 +759,7 @@ mon_client_frame(struct session *s, struct frame_msg *fm)
 		msg_rpc_bad_free(&bad);
 		break;
 	case MSG_INPUT_EOF:
-		if (s->client.input_eof || msg_empty_get(fm->payload) != 0)
+		if (msg_empty_get(fm->payload) != 0)
 			fatal("%s: bad input-eof", s->client.tag);
 		s->client.input_eof = 1;
 		debug("client closed its input");

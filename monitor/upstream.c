@@ -683,6 +683,10 @@ mon_upstream_frame(struct upstream *up, struct frame_msg *fm)
 	char esc[BNC_LOG_LINE_MAX];
 	int r;
 
+	/* After its input ended, a worker has nothing left to say. */
+	if (up->worker.input_eof)
+		fatal("%s: %s after input-eof", up->worker.tag,
+		    msg_type_name(fm->type));
 	switch (fm->type) {
 	case MSG_RPC_IN:
 		if ((r = msg_rpc_get(fm->payload, &m,
@@ -717,7 +721,7 @@ mon_upstream_frame(struct upstream *up, struct frame_msg *fm)
 		msg_rpc_bad_free(&bad);
 		break;
 	case MSG_INPUT_EOF:
-		if (up->worker.input_eof || msg_empty_get(fm->payload) != 0)
+		if (msg_empty_get(fm->payload) != 0)
 			fatal("%s: bad input-eof", up->worker.tag);
 		up->worker.input_eof = 1;
 		session_upstream_gone(up->s, up);

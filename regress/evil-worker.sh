@@ -3,7 +3,9 @@
 # regress/evil-worker.sh - a compromised worker can lie, but it cannot
 # act: every way of breaking the IPC protocol (no hello, a hello that
 # claims no sandbox or another process, a wrong frame version, a message
-# of the monitor's own direction, an fd, a malformed payload, dying) and
+# of the monitor's own direction, an fd, a malformed payload, a frame
+# after the worker said its input ended, dying, and in a production
+# build, a truthful hello from a debug-sandbox worker) and
 # every well-formed lie (a value tree with a duplicate key, or one level
 # deeper than the cap) ends the session: the monitor exits 1, says why,
 # leaves no child behind, and its last audit row is the fatal error,
@@ -16,8 +18,11 @@ EVIL=$top_builddir/regress/mocks/evil-worker
 [ -x "$EVIL" ] || fail "no $EVIL (make check builds it)"
 
 modes="nohello wrongpid wrongrole trailing badversion wrongdir passfd garbage"
-modes="$modes exit dupkey deep"
+modes="$modes exit dupkey deep eofthen"
 sandbox_disabled || modes="$modes unsandboxed"
+# a debug-sandbox worker traps rather than dies: only a debug build's
+# monitor takes one
+sandbox_disabled || sandbox_debug || modes="$modes debugsandbox"
 
 # the error the fatal audit row must name, for the faults that have one
 fault_of() {
@@ -25,6 +30,8 @@ fault_of() {
 	wrongdir) echo "unexpected message type" ;;
 	dupkey) echo "duplicate object key" ;;
 	deep) echo "nesting over limit" ;;
+	eofthen) echo "rpc-in after input-eof" ;;
+	debugsandbox) echo "debug sandbox" ;;
 	esac
 }
 

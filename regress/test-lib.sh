@@ -144,6 +144,12 @@ sandbox_disabled() {
 	grep -q '^#define SANDBOX_DISABLED' "$top_builddir/config.h" 2>/dev/null
 }
 
+# True if this build's sandbox traps rather than kills (configure
+# --enable-sandbox-debug).
+sandbox_debug() {
+	grep -q '^#define SANDBOX_DEBUG' "$top_builddir/config.h" 2>/dev/null
+}
+
 # ---------------------------------------------------------------------
 # The monitor.
 # ---------------------------------------------------------------------

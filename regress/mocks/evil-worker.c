@@ -23,6 +23,9 @@
  * then, once its input has a byte (the client's first line, or the
  * upstream's first answer), makes a call the filter does not allow, as a
  * parser taken over by its input would; the kernel must kill it.
+ * "debugsandbox" says hello truthfully for a worker of an
+ * --enable-sandbox-debug build, which only such a monitor may accept;
+ * "eofthen" says its input ended and then sends a request anyway.
  * "approve" (client role, regress/approval-signed.sh) breaks nothing: it
  * plays a client on its own, declares elicitation and accepts every
  * question, the one lie the monitor cannot see through.
@@ -437,6 +440,26 @@ main(int argc, char **argv)
 		/* phoning home: socket(2) is not in the worker's table */
 		(void)socket(AF_INET, SOCK_STREAM, 0);
 		_exit(3);
+	} else if (strcmp(mode, "debugsandbox") == 0) {
+		hello(b, SB_STATE_DEBUG, (uint32_t)getpid(), nrole);
+		send_msg(MSG_HELLO, b, -1);
+	} else if (strcmp(mode, "eofthen") == 0) {
+		struct rpc m;
+
+		hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
+		send_msg(MSG_HELLO, b, -1);
+		buf_reset(b);
+		msg_empty_put(b);
+		send_msg(MSG_INPUT_EOF, b, -1);
+		memset(&m, 0, sizeof(m));
+		m.kind = RPC_REQUEST;
+		m.id.type = RPC_ID_INT;
+		m.id.n = 7;
+		m.method = "ping";
+		buf_reset(b);
+		if (msg_rpc_put(b, &m) != 0)
+			_exit(2);
+		send_msg(MSG_RPC_IN, b, -1);
 	} else if (strcmp(mode, "approve") == 0) {
 		approve(b, nrole);
 	} else if (strcmp(mode, "exit") == 0) {
