@@ -167,8 +167,8 @@ expect_audit 0 -D "$TESTDIR/empty/audit.db" --head
 # record_args: full keeps the whole arguments
 "$APPEND" -d "$TESTDIR/full" -F -n 1 >/dev/null || fail "audit-append -F"
 "$AUDIT" -D "$TESTDIR/full/audit.db" -j |
-    jq -e '.args == {"to": "user1@example.com", "body": "secret body 1",
-	"n": 1}' >/dev/null || fail "record_args full: args missing"
+    jq_one '.args == {"to": "user1@example.com", "body": "secret body 1",
+	"n": 1}' || fail "record_args full: args missing"
 
 # --- the triggers --------------------------------------------------------
 sqlite3 "$DB" "UPDATE decisions SET reason = 'x' WHERE seq = 4" \

@@ -58,6 +58,6 @@ stop_monitor
 db=$BOUNCER_STATE_DIR/audit.db
 n=$("$AUDIT" -D "$db" -j -T logging/setLevel | jq -s 'length')
 [ "$n" = 1 ] || fail "want 1 audit row for logging/setLevel, have $n"
-"$AUDIT" -D "$db" -j -T logging/setLevel | jq -e '.verdict == "allow" and
-    .upstream != null' >/dev/null || fail "logging/setLevel row is wrong"
+"$AUDIT" -D "$db" -j -T logging/setLevel | jq_one '.verdict == "allow" and
+    .upstream != null' || fail "logging/setLevel row is wrong"
 pass

@@ -64,8 +64,8 @@ n=$("$AUDIT" -D "$db" -j -T send_email | jq -s 'length')
     ["sink_gate","sink_gate","sink_gate","sink_gate","sink_gate","constraint"]' \
     >/dev/null || fail "audit rows do not match the decisions"
 # sinks in clear, the rest only as a digest
-"$AUDIT" -D "$db" -j -T send_email | head -n 1 | jq -e '
-    .sinks.to == "alice@corp.example" and (.args_sha256 | length) == 64' \
-    >/dev/null || fail "audit row does not hold the sink in clear"
+"$AUDIT" -D "$db" -j -T send_email | head -n 1 | jq_one '
+    .sinks.to == "alice@corp.example" and (.args_sha256 | length) == 64' ||
+    fail "audit row does not hold the sink in clear"
 grep -q 'attached' "$db" && fail "a non-sink argument is in the audit log in clear"
 pass

@@ -295,14 +295,24 @@ recv() {
 	return 0
 }
 
-# jcheck FILTER: true if `jq -e FILTER` holds on LINE.
+# jcheck FILTER: true if `jq -e FILTER` holds on LINE.  An empty line
+# holds nothing (jq 1.6 -e exits 0 when its input has no value).
 jcheck() {
+	[ -n "$LINE" ] || return 1
 	printf '%s\n' "$LINE" | jq -e "$1" >/dev/null 2>&1
 }
 
 # jget FILTER: prints `jq -r FILTER` of LINE.
 jget() {
 	printf '%s\n' "$LINE" | jq -r "$1"
+}
+
+# jq_one [JQ-ARGS...] FILTER: stdin holds exactly one JSON value and
+# `jq -e FILTER` holds on it.  (Plain jq -e holds on empty input.)
+jq_one() {
+	local n=$(($# - 1))
+
+	jq -e -s "${@:1:n}" "length == 1 and (.[0] | ${!#})" >/dev/null 2>&1
 }
 
 # expect_line FILTER [TIMEOUT]: the next line must exist and satisfy

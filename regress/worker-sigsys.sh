@@ -39,11 +39,10 @@ for role in client upstream; do
 	grep -q "worker:$role.* was killed by SIGSYS: sandbox violation" \
 	    "$MONLOG" || fail "$role: the monitor did not say SIGSYS"
 	# the last row: the session's fatal end, the violation its reason
-	"$AUDIT" -D "$DB" -j -n 1 | jq -e --arg w "worker:$role" '
+	"$AUDIT" -D "$DB" -j -n 1 | jq_one --arg w "worker:$role" '
 	    .tool == "fatal" and .verdict == "event" and
 	    .contract == "default" and (.reason | startswith($w) and
-	    endswith(" was killed by SIGSYS: sandbox violation"))' \
-	    >/dev/null || fail "$role: the last audit row is not the violation:
+	    endswith(" was killed by SIGSYS: sandbox violation"))' || fail "$role: the last audit row is not the violation:
 $("$AUDIT" -D "$DB" -j -n 1)"
 	log "$role: killed by SIGSYS, session ended (exit 1), recorded"
 done
