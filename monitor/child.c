@@ -181,6 +181,7 @@ session_hello(struct child *ch, struct frame_msg *m, int role)
 #endif
 	ch->hello = 1;
 	ch->sandbox = h.sandbox;
+	ch->landlock_abi = h.landlock_abi;
 	debug("%s: sandboxed (seccomp %d, landlock ABI %u)", ch->tag,
 	    h.sandbox, h.landlock_abi);
 	return 0;
@@ -232,6 +233,7 @@ worker_readable(evutil_socket_t fd, short what, void *arg)
 		if (!ch->hello) {
 			session_hello(ch, &m, ch->kind == CHILD_WORKER_CLIENT ?
 			    ROLE_WORKER_CLIENT : ROLE_WORKER_UPSTREAM);
+			session_hello_done(ch->s);
 			if (ch->up != NULL && ch->s->state == SESSION_INIT)
 				upstream_start(ch->up);
 		} else if (m.type == MSG_LOG)

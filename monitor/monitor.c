@@ -227,6 +227,46 @@ start_timeout(evutil_socket_t fd, short what, void *arg)
 			    "(timeout)");
 }
 
+/*
+ * The start row says what the workers reported, so it is written once
+ * every one of them has said hello, not before: a session that ends at a
+ * worker's hello never claims a sandbox.
+ */
+void
+session_hello_done(struct session *s)
+{
+	char reason[BNC_REASON_MAX];
+	unsigned abi;
+	size_t i;
+
+	if (s->started || !s->client.hello)
+		return;
+	abi = s->client.landlock_abi;
+	for (i = 0; i < s->nups; i++) {
+		if (!s->ups[i].worker.hello)
+			return;
+		if (s->ups[i].worker.landlock_abi < abi)
+			abi = s->ups[i].worker.landlock_abi;
+	}
+	s->started = 1;
+#ifdef SANDBOX_DISABLED
+	snprintf(reason, sizeof(reason), "session started; SANDBOX "
+	    "DISABLED (--disable-sandbox build)");
+#else
+	if (abi > 0)
+		snprintf(reason, sizeof(reason), "session started; %zu "
+		    "workers sandboxed (seccomp%s, Landlock ABI %u, "
+		    "no_new_privs)", s->nups + 1, s->client.sandbox ==
+		    SB_STATE_DEBUG ? " in debug mode" : "", abi);
+	else
+		snprintf(reason, sizeof(reason), "session started; %zu "
+		    "workers sandboxed (seccomp%s, no_new_privs; no Landlock "
+		    "in this kernel)", s->nups + 1, s->client.sandbox ==
+		    SB_STATE_DEBUG ? " in debug mode" : "");
+#endif
+	gate_audit_event(s, "start", reason);
+}
+
 /* Environment overrides of paths count only when we are not setgid. */
 static const char *
 env_path(const char *name)
@@ -513,13 +553,6 @@ main(int argc, char **argv)
 	}
 	evtimer_add(sess.start_timer, &tv);
 	verbose("started %zu upstream(s)", sess.nups);
-#ifdef SANDBOX_DISABLED
-	gate_audit_event(&sess, "start", "session started; SANDBOX DISABLED "
-	    "(--disable-sandbox build)");
-#else
-	gate_audit_event(&sess, "start", "session started; workers "
-	    "sandboxed (seccomp, Landlock, no_new_privs)");
-#endif
 
 	event_base_dispatch(sess.base);
 	gate_cancel_all(&sess);

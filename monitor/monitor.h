@@ -78,6 +78,7 @@ struct child {
 	struct frame_rx	 rx;
 	int		 hello;		/* workers: MSG_HELLO seen */
 	int		 sandbox;	/* from MSG_HELLO */
+	unsigned	 landlock_abi;	/* from MSG_HELLO; 0: none */
 	int		 input_eof;	/* workers: MSG_INPUT_EOF seen */
 	struct upstream	*up;		/* owner, if any */
 	struct session	*s;
@@ -261,6 +262,8 @@ struct session {
 	int			 force_close;	/* grace ran out: stop waiting */
 	struct event		*sig_chld, *sig_term, *sig_int, *sig_hup;
 	int			 exit_code;
+	int			 started;	/* every worker said hello and the
+						 * start row is written */
 	/* the contract engine */
 	char			 id[33];	/* session id for the audit */
 	const char		*agent;		/* "-": the implicit agent */
@@ -283,6 +286,7 @@ struct session {
 void	 cleanup_exit(int) __attribute__((noreturn));
 void	 session_end(struct session *, int code);
 void	 session_closing_progress(struct session *);
+void	 session_hello_done(struct session *);
 
 /* child.c */
 int	 child_spawn_worker(struct session *, struct child *, int role,

@@ -60,11 +60,22 @@ for role in client upstream; do
 		tail -n 3 "$MONLOG" | grep -q 'fatal' ||
 		    fail "$role/$mode: the monitor did not say why"
 		last=$("$AUDIT" -D "$BOUNCER_STATE_DIR/audit.db" -j -n 1)
-		jq -e --arg w "worker:$role" --arg f "$(fault_of "$mode")" \
+		jq_one --arg w "worker:$role" --arg f "$(fault_of "$mode")" \
 		    '.tool == "fatal" and .verdict == "event" and
-		    (.reason | contains($w) and contains($f))' <<<"$last" \
-		    >/dev/null ||
+		    (.reason | contains($w) and contains($f))' <<<"$last" ||
 		    fail "$role/$mode: the last audit row is not the fatal one: $last"
+		# A session that ends at a worker's hello never claims, in its
+		# start row, that its workers are sandboxed.
+		case $mode in
+		nohello|wrongpid|wrongrole|trailing|badversion|passfd|\
+		unsandboxed|debugsandbox)
+			sid=$(jq -r .session <<<"$last")
+			"$AUDIT" -D "$BOUNCER_STATE_DIR/audit.db" -j |
+			    jq -e -s --arg s "$sid" 'all(.[];
+			    .session != $s or .tool != "start")' >/dev/null ||
+			    fail "$role/$mode: a start row for a session whose worker never said a good hello"
+			;;
+		esac
 		log "$role/$mode: session ended (exit 1)"
 	done
 done

@@ -2,8 +2,8 @@
 #
 # regress/worker-sandbox.sh - while a session runs, every bouncer-worker
 # (the client side and one per upstream) is confined: seccomp in filter
-# mode and no_new_privs, as /proc shows.  Skipped in a --disable-sandbox
-# build.
+# mode and no_new_privs, as /proc shows, and the session's start row in
+# the audit log says so.  Skipped in a --disable-sandbox build.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -40,4 +40,14 @@ done
 # They still work under the filter.
 call 2 one__echo '{"message":"sandboxed"}'
 expect_line "$(f_text 2 sandboxed)"
+
+# The session's first row is its start, written once all three workers
+# said hello, and it says what they reported.
+rows=$("$AUDIT" -D "$BOUNCER_STATE_DIR/audit.db" -j)
+jq -e -s '.[0].tool == "start" and .[0].verdict == "event" and
+    (.[0].reason | test("^session started; 3 workers sandboxed [(]seccomp, (Landlock ABI [1-9][0-9]*|no_new_privs; no Landlock)")) and
+    ([.[] | select(.tool == "start")] | length) == 1 and
+    ([.[] | select(.tool == "one__echo")] | length) == 1' \
+    <<<"$rows" >/dev/null || fail "the start row is not first, or wrong:
+$rows"
 pass
