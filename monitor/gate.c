@@ -194,17 +194,72 @@ ask_free(struct ask *a)
 	free(a);
 }
 
+/* Drops entry i of up's held calls; the others keep their order. */
+static void
+held_drop(struct upstream *up, size_t i)
+{
+	msg_rpc_free(&up->held[i].m);
+	memmove(&up->held[i], &up->held[i + 1],
+	    (up->nheld - i - 1) * sizeof(*up->held));
+	up->nheld--;
+}
+
 static void
 ask_remove(struct session *s, struct ask *a)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < s->nasks; i++)
 		if (s->asks[i] == a) {
 			s->asks[i] = s->asks[--s->nasks];
 			break;
 		}
+	/* an approved call may wait for its upstream's list */
+	for (i = 0; i < s->nups; i++)
+		for (j = 0; j < s->ups[i].nheld; j++)
+			if (s->ups[i].held[j].ask == a) {
+				held_drop(&s->ups[i], j);
+				break;
+			}
 	ask_free(a);
+}
+
+/*
+ * Holds a call while its upstream's tools are re-read: the client's
+ * request m, or the call of a (approved by a human), to be decided with
+ * flags.  Returns 0, or -1 if too many wait already.
+ */
+static int
+hold(struct upstream *up, const struct rpc *m, struct ask *a, int flags)
+{
+	struct held_call *h;
+
+	if (up->nheld >= BNC_PENDING_MAX)
+		return -1;
+	up->held = xreallocarray(up->held, up->nheld + 1, sizeof(*up->held));
+	h = &up->held[up->nheld++];
+	memset(h, 0, sizeof(*h));
+	h->ask = a;
+	h->flags = flags;
+	if (m != NULL) {
+		h->m.kind = RPC_REQUEST;
+		rpc_id_copy(&h->m.id, &m->id);
+		h->m.method = xstrdup(m->method);
+		h->m.params = value_dup(m->params);
+	}
+	return 0;
+}
+
+/* The upstream of a call to tool, if its tools are being re-read. */
+static struct upstream *
+unsettled(struct session *s, const char *tool)
+{
+	const struct tool_entry *e;
+
+	if ((e = surface_find(s, tool)) != NULL && e->up->unsettled &&
+	    e->up->state == UP_READY)
+		return e->up;
+	return NULL;
 }
 
 static void ask_timeout(evutil_socket_t, short, void *);
@@ -344,44 +399,48 @@ void
 gate_tool_call(struct session *s, struct rpc *m)
 {
 	const char *name = value_get_str(m->params, "name");
-	const struct tool_entry *e;
 	struct upstream *up;
-	struct rpc *h;
+	struct decision d;
 
-	if ((e = surface_find(s, name)) != NULL && e->up->unsettled &&
-	    e->up->state == UP_READY) {
-		up = e->up;
-		if (up->nheld >= BNC_PENDING_MAX) {
-			deny_call(s, &m->id, name, "pinning", "too many calls "
-			    "wait for the upstream's changed tool list");
+	if ((up = unsettled(s, name)) != NULL) {
+		if (hold(up, m, NULL, 0) == 0) {
+			debug("%s: held until %s's tools are re-read", name,
+			    up->name);
 			return;
 		}
-		up->held = xreallocarray(up->held, up->nheld + 1,
-		    sizeof(*up->held));
-		h = &up->held[up->nheld++];
-		memset(h, 0, sizeof(*h));
-		h->kind = RPC_REQUEST;
-		rpc_id_copy(&h->id, &m->id);
-		h->method = xstrdup(m->method);
-		h->params = value_dup(m->params);
-		debug("%s: held until %s's tools are re-read", name, up->name);
+		memset(&d, 0, sizeof(d));
+		d.verdict = VERDICT_DENY;
+		d.contract = "pinning";
+		snprintf(d.reason, sizeof(d.reason), "too many calls wait for "
+		    "the upstream's changed tool list");
+		record_decision(s, name, up->name,
+		    value_get(m->params, "arguments"), &d);
+		deny_call(s, &m->id, name, d.contract, d.reason);
 		return;
 	}
 	gate_run(s, NULL, &m->id, name, m->params, DECIDE_COUNT_BUDGET);
 }
 
-/* The re-listing is done (or the upstream is gone): decide what waited. */
+/*
+ * The re-listing is done (or the upstream is gone): decide what waited,
+ * in order, a call a human approved as well (against the new list).
+ */
 void
 gate_release_held(struct upstream *up)
 {
-	struct rpc *h = up->held;
+	struct held_call *h = up->held;
+	struct ask *a;
 	size_t i, n = up->nheld;
 
 	up->held = NULL;
 	up->nheld = 0;
 	for (i = 0; i < n; i++) {
-		gate_tool_call(up->s, &h[i]);
-		msg_rpc_free(&h[i]);
+		if ((a = h[i].ask) != NULL)
+			gate_run(up->s, a, &a->cid, a->tool, a->params,
+			    h[i].flags);
+		else
+			gate_tool_call(up->s, &h[i].m);
+		msg_rpc_free(&h[i].m);
 	}
 	free(h);
 }
@@ -557,6 +616,7 @@ int
 gate_client_answer(struct session *s, struct rpc *m)
 {
 	const char *action = NULL;
+	struct upstream *up;
 	struct ask *a = NULL;
 	size_t i;
 	int flags = 0, r;
@@ -594,8 +654,15 @@ gate_client_answer(struct session *s, struct rpc *m)
 	verbose("ask for %s accepted", a->tool);
 	if (a->method != NULL)
 		request_run(s, a, &a->cid, a->method, a->params, flags);
-	else
+	else if ((up = unsettled(s, a->tool)) == NULL)
 		gate_run(s, a, &a->cid, a->tool, a->params, flags);
+	else if (hold(up, NULL, a, flags) != 0)
+		ask_deny(s, a, "too many calls wait for the upstream's "
+		    "changed tool list");
+	else
+		/* approved against the old list: decided against the new */
+		debug("%s: approved; held until %s's tools are re-read",
+		    a->tool, up->name);
 	return 1;
 }
 
@@ -633,15 +700,13 @@ gate_cancel(struct session *s, const struct rpc_id *cid)
 	for (i = 0; i < s->nups; i++) {
 		up = &s->ups[i];
 		for (j = 0; j < up->nheld; j++) {
-			if (!rpc_id_equal(&up->held[j].id, cid))
+			/* an approved one was found among the asks above */
+			if (up->held[j].ask != NULL ||
+			    !rpc_id_equal(&up->held[j].m.id, cid))
 				continue;
 			verbose("%s: cancelled while held",
-			    value_get_str(up->held[j].params, "name"));
-			msg_rpc_free(&up->held[j]);
-			/* the others keep their order */
-			memmove(&up->held[j], &up->held[j + 1],
-			    (up->nheld - j - 1) * sizeof(*up->held));
-			up->nheld--;
+			    value_get_str(up->held[j].m.params, "name"));
+			held_drop(up, j);
 			return 1;
 		}
 	}

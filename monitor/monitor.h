@@ -30,6 +30,7 @@
 #include "msg.h"
 
 struct approvals;
+struct ask;
 struct audit;
 struct request;
 struct uritemplate;
@@ -143,6 +144,17 @@ enum upstream_state {
 	UP_DEAD			/* exited after start-up */
 };
 
+/*
+ * A call that waits for its upstream's changed tool list: the client's
+ * request, or a call a human approved (ask), to be decided again with
+ * flags once the list is in.
+ */
+struct held_call {
+	struct rpc	 m;		/* unused when ask is set */
+	struct ask	*ask;
+	int		 flags;
+};
+
 struct pin {
 	char		*name;		/* the upstream's tool name */
 	uint8_t		 hash[32];	/* SHA-256 of the canonical definition */
@@ -184,7 +196,7 @@ struct upstream {
 	 * a call through that window).
 	 */
 	int			 unsettled;
-	struct rpc		*held;
+	struct held_call	*held;
 	size_t			 nheld;
 	/* current tools, as last listed: a pin is visible if unchanged */
 	struct value		*current;	/* array, or NULL = pins */
