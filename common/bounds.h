@@ -24,6 +24,8 @@
  * message, whose nodes cost up to 16 bytes each beyond its text */
 #define BNC_BUF_MAX		(2 * BNC_MSG_MAX_HIGHEST)
 #define BNC_READ_CHUNK		65536		/* bytes read from a pipe at once */
+#define BNC_RENDER_FACTOR	2		/* JSON the monitor writes to an upstream:
+						 * at most this many times max_message */
 
 /* value trees (DESIGN 3) */
 #define BNC_VALUE_DEPTH_MAX	64		/* nesting of arrays and objects */

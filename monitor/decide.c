@@ -74,6 +74,18 @@ sink_note(struct decision *d, const char *name)
 	d->sinks[d->nsinks++] = xstrdup(name);
 }
 
+const char *
+decide_unreachable(const struct upstream *up)
+{
+	if (up->state != UP_READY)
+		return "is not running";
+	if (up->in_closed || up->in_fd == -1)
+		return "no longer reads its input";
+	if (up->npend >= BNC_PENDING_MAX)
+		return "has too many requests in flight";
+	return NULL;
+}
+
 static void __attribute__((format(printf, 4, 5)))
 set(struct decision *d, enum verdict v, const char *contract,
     const char *fmt, ...)
@@ -1308,6 +1320,7 @@ decide_tool(struct session *s, const char *name,
 {
 	const struct tool_policy *pol;
 	const struct value *schema;
+	const char *why;
 	struct budget *bg;
 	struct buf *b;
 	size_t i;
@@ -1334,9 +1347,10 @@ decide_tool(struct session *s, const char *name,
 		    "it was pinned; withheld until re-pinned", name);
 		return;
 	}
-	if (e->up->state != UP_READY) {
-		set(d, VERDICT_DENY, "default", "upstream \"%.64s\" is not "
-		    "running", e->up->name);
+	/* before the budget: a call its upstream cannot take costs none */
+	if ((why = decide_unreachable(e->up)) != NULL) {
+		set(d, VERDICT_DENY, "default", "upstream \"%.64s\" %s",
+		    e->up->name, why);
 		return;
 	}
 	schema = value_get(e->pin->def, "inputSchema");
@@ -1775,6 +1789,8 @@ static int
 check_listed(struct session *s, const struct request *r, const char *what,
     const char *shown, struct decision *d)
 {
+	const char *why;
+
 	switch (r->listed) {
 	case LISTED_NONE:
 		set(d, VERDICT_DENY, "pinning", "%s '%s' was not listed by "
@@ -1816,9 +1832,9 @@ check_listed(struct session *s, const struct request *r, const char *what,
 		    what, shown);
 		return 1;
 	}
-	if (r->up->state != UP_READY) {
-		set(d, VERDICT_DENY, "default", "upstream \"%.64s\" is not "
-		    "running", r->up->name);
+	if ((why = decide_unreachable(r->up)) != NULL) {
+		set(d, VERDICT_DENY, "default", "upstream \"%.64s\" %s",
+		    r->up->name, why);
 		return 1;
 	}
 	return 0;

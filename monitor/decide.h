@@ -59,6 +59,12 @@ void	decide_error_text(struct session *, const char *text);
 /* Record other upstream output the client sees (notifications, ...). */
 void	decide_record_output(struct session *, const struct value *);
 const char *verdict_name(enum verdict);
+/*
+ * Why up cannot take a request now (not running, its input closed,
+ * BNC_PENDING_MAX in flight), or NULL if it can.  Asked before a
+ * decision is recorded, so that an allowed request is one that is sent.
+ */
+const char *decide_unreachable(const struct upstream *);
 
 /*
  * Requests that name a prompt or a resource rather than a tool (DESIGN 5,

@@ -55,12 +55,31 @@ blocked_result(const char *reason)
 	return res;
 }
 
+/*
+ * A name the client chose may be longer than the log's field: it is
+ * recorded cut, on a whole character, and marked with its length, so
+ * the decision is never lost for its name.
+ */
+static const char *
+field_cut(const char *name, char *buf, size_t buflen)
+{
+	size_t n = strlen(name), keep;
+
+	if (n <= BNC_AUDIT_FIELD_MAX)
+		return name;
+	keep = utf8_cut(name, n, buflen - 64);
+	snprintf(buf, buflen, "%.*s... (cut: %zu bytes)", (int)keep, name,
+	    n);
+	return buf;
+}
+
 static int
 record(struct session *s, const char *tool, const char *upstream,
     const struct value *args, const char *verdict, const char *contract,
     const char *reason, const char *const *sinks, size_t nsinks)
 {
 	struct audit_row row;
+	char cut[BNC_AUDIT_FIELD_MAX + 1];
 	int64_t seq;
 	int r;
 
@@ -68,7 +87,7 @@ record(struct session *s, const char *tool, const char *upstream,
 	row.session = s->id;
 	row.agent = s->agent;
 	row.upstream = upstream;
-	row.tool = tool;
+	row.tool = field_cut(tool, cut, sizeof(cut));
 	row.verdict = verdict;
 	row.contract = contract;
 	row.reason = reason;
@@ -121,11 +140,19 @@ gate_forward(struct session *s, const struct tool_entry *e,
 	value_object_put(p, "name", value_string(e->pin->name));
 	meta = value_get(p, "_meta");
 	tok = value_get(meta, "progressToken");
+	/*
+	 * The decision asked whether the upstream takes a request now, so
+	 * this fails only for a call whose JSON is too large (a lying
+	 * worker's): the log says it was not sent after all.
+	 */
 	if ((uid = upstream_request(e->up, "tools/call", p, PEND_FORWARD, cid,
-	    tok)) == -1)
-		client_send_error(s, cid, -32603,
-		    "Internal error: too many requests in flight");
-	else
+	    tok)) == -1) {
+		gate_audit_event(s, "not-sent", "the allowed call above could "
+		    "not be written to its upstream (too large as JSON); "
+		    "nothing was sent");
+		client_send_error(s, cid, -32603, "Internal error: the call "
+		    "is too large to send to its upstream");
+	} else
 		upstream_pending_tool(e->up, uid, e->exposed);
 }
 
@@ -523,14 +550,15 @@ gate_note(struct session *s, struct upstream *up, const char *method,
     const struct value *params, const char **contract, char *why)
 {
 	struct decision d;
+	const char *refused;
 
 	memset(&d, 0, sizeof(d));
 	d.verdict = VERDICT_ALLOW;
 	d.contract = "default";
-	if (up->state != UP_READY) {
+	if ((refused = decide_unreachable(up)) != NULL) {
 		d.verdict = VERDICT_DENY;
-		snprintf(d.reason, sizeof(d.reason), "upstream \"%.64s\" is "
-		    "not running", up->name);
+		snprintf(d.reason, sizeof(d.reason), "upstream \"%.64s\" %s",
+		    up->name, refused);
 	}
 	record_decision(s, method, up->name, params, &d);
 	*contract = d.contract;

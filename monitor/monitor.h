@@ -336,7 +336,7 @@ int	 session_hello(struct child *, struct frame_msg *, int role);
 /* upstream.c */
 void	 upstream_start(struct upstream *);
 void	 upstream_setup_io(struct upstream *);
-void	 upstream_send(struct upstream *, const struct rpc *);
+int	 upstream_send(struct upstream *, const struct rpc *);
 int64_t	 upstream_request(struct upstream *, const char *method,
 	    struct value *params, enum pending_kind, const struct rpc_id *cid,
 	    const struct value *progress);

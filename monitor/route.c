@@ -247,10 +247,14 @@ route_forward(struct session *s, struct upstream *up, const char *method,
 		return;
 	}
 	p = params != NULL ? value_dup(params) : value_object();
+	/* the decision saw the upstream take requests: too large as JSON */
 	if ((uid = upstream_request(up, method, p, PEND_FORWARD, cid,
 	    value_get(value_get(params, "_meta"), "progressToken"))) == -1) {
-		client_send_error(s, cid, -32603,
-		    "Internal error: too many requests in flight");
+		gate_audit_event(s, "not-sent", "the allowed request above "
+		    "could not be written to its upstream (too large as "
+		    "JSON); nothing was sent");
+		client_send_error(s, cid, -32603, "Internal error: the "
+		    "request is too large to send to its upstream");
 		return;
 	}
 	if (rm != NULL && rm->result != 0)
@@ -271,8 +275,11 @@ forward_page(struct session *s, struct upstream *up, struct rpc *m,
 	p = value_dup(params);
 	if ((uid = upstream_request(up, m->method, p, PEND_FORWARD, &m->id,
 	    value_get(value_get(params, "_meta"), "progressToken"))) == -1) {
-		client_send_error(s, &m->id, -32603,
-		    "Internal error: too many requests in flight");
+		gate_audit_event(s, "not-sent", "the allowed list above "
+		    "could not be written to its upstream (too large as "
+		    "JSON); nothing was sent");
+		client_send_error(s, &m->id, -32603, "Internal error: the "
+		    "request is too large to send to its upstream");
 		return;
 	}
 	upstream_pending_route(up, uid, list, index);

@@ -269,9 +269,9 @@ c_set_level(struct session *s, struct rpc *m, const struct method_handler *h)
 		capable++;
 		if (gate_notice(s, &s->ups[i], m->method, m->params) != 0)
 			continue;
-		upstream_request(&s->ups[i], m->method, value_dup(m->params),
-		    PEND_INTERNAL, NULL, NULL);
-		n++;
+		if (upstream_request(&s->ups[i], m->method,
+		    value_dup(m->params), PEND_INTERNAL, NULL, NULL) != -1)
+			n++;
 	}
 	if (capable == 0)
 		client_send_error(s, &m->id, -32601, "Method not found");
@@ -393,7 +393,10 @@ client_response(struct session *s, struct rpc *m)
 	out.code = m->code;
 	out.message = m->message;
 	out.data = m->data;
-	upstream_send(up, &out);
+	/* an answer that cannot go is still owed one */
+	if (upstream_send(up, &out) != 0 && out.kind == RPC_RESULT)
+		upstream_reply_error(up, &r->uid, -32603, "Internal error: "
+		    "the client's answer is too large to forward");
 	rpc_id_clear(&r->uid);
 	s->relays[i] = s->relays[--s->nrelays];
 }

@@ -75,7 +75,15 @@ upstream_close_input(struct upstream *up)
 	}
 }
 
-void
+/*
+ * Writes m to the upstream's stdin, or queues it.  Returns 0, or a
+ * negative code if m was not sent: its input is closed, or its JSON
+ * would be over BNC_RENDER_FACTOR times max_message.  An honest worker's
+ * values render no larger than the JSON they came from (give or take a
+ * number's spelling); a lying one's control bytes render six times
+ * larger, and that fails one message, not the session.
+ */
+int
 upstream_send(struct upstream *up, const struct rpc *m)
 {
 	ssize_t w = 0;
@@ -83,12 +91,16 @@ upstream_send(struct upstream *up, const struct rpc *m)
 	int r;
 
 	if (up->in_closed || up->in_fd == -1)
-		return;
+		return -BNC_ERR_EOF;
 	if (render_buf == NULL)
 		render_buf = buf_new();
 	buf_reset(render_buf);
-	if ((r = rpc_render(render_buf, m)) != 0)
-		fatal_fr(r, "upstream %s: render", up->name);
+	buf_set_max(render_buf, BNC_RENDER_FACTOR * up->s->cfg->max_message);
+	if ((r = rpc_render(render_buf, m)) != 0) {
+		error_r(r, "upstream %s: %s not sent", up->name,
+		    m->method != NULL ? m->method : "answer");
+		return r;
+	}
 	len = buf_len(render_buf);
 	/* Fast path: nothing queued, write straight away. */
 	if (evbuffer_get_length(up->out) == 0) {
@@ -98,22 +110,23 @@ upstream_send(struct upstream *up, const struct rpc *m)
 				error("upstream %s: stdin: %s", up->name,
 				    strerror(errno));
 				upstream_close_input(up);
-				return;
+				return -BNC_ERR_SYS;
 			}
 			w = 0;
 		}
 	}
 	if ((size_t)w == len)
-		return;
+		return 0;
 	if (evbuffer_get_length(up->out) + len - (size_t)w >
 	    UPSTREAM_OUTBUF_FACTOR * up->s->cfg->max_message) {
 		error("upstream %s: not reading its input; cut off", up->name);
 		evbuffer_drain(up->out, evbuffer_get_length(up->out));
 		upstream_close_input(up);
-		return;
+		return -BNC_ERR_EOF;
 	}
 	evbuffer_add(up->out, buf_ptr(render_buf) + w, len - (size_t)w);
 	event_add(up->wev, NULL);
+	return 0;
 }
 
 static struct pending *
@@ -212,7 +225,10 @@ upstream_request(struct upstream *up, const char *method,
 	m.id.n = up->next_id++;
 	m.method = (char *)(uintptr_t)method;
 	m.params = params;
-	upstream_send(up, &m);
+	if (upstream_send(up, &m) != 0) {
+		value_free(params);
+		return -1;
+	}
 	up->pend = xreallocarray(up->pend, up->npend + 1, sizeof(*up->pend));
 	p = &up->pend[up->npend++];
 	memset(p, 0, sizeof(*p));

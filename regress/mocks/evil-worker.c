@@ -26,6 +26,8 @@
  * "debugsandbox" says hello truthfully for a worker of an
  * --enable-sandbox-debug build, which only such a monitor may accept;
  * "eofthen" says its input ended and then sends a request anyway.
+ * "ctrlbytes" (client role, regress/core-limits.sh) sends a call whose
+ * JSON toward the upstream would be six times its frame.
  * "approve" (client role, regress/approval-signed.sh) breaks nothing: it
  * plays a client on its own, declares elicitation and accepts every
  * question, the one lie the monitor cannot see through.
@@ -50,6 +52,7 @@
 #include "err.h"
 #include "msg.h"
 #include "sandbox.h"
+#include "value-json.h"
 #include "value.h"
 
 /* Exit codes of a sandbox mode that was not killed. */
@@ -241,6 +244,77 @@ approve(struct buf *b, int nrole)
 		} else if ((m.kind == RPC_RESULT || m.kind == RPC_ERROR) &&
 		    m.id.type == RPC_ID_INT && m.id.n > 0 && --left == 0) {
 			/* every call answered: the "client" is done */
+			buf_reset(b);
+			msg_empty_put(b);
+			send_msg(MSG_INPUT_EOF, b, -1);
+		}
+		msg_rpc_free(&m);
+		frame_msg_clear(&fm);
+	}
+}
+
+/*
+ * "ctrlbytes": a client worker that builds what no JSON of max_message
+ * bytes could carry: a tools/call of echo whose message is EVIL_CTRL
+ * bytes of U+0001, each of which the monitor must write as \u0001, six
+ * bytes, toward the upstream.  Then a ping.  Every answer goes to its
+ * stdout as the real worker would write it, so the scenario reads them;
+ * after the ping's answer its input "ends".
+ */
+static void
+ctrl_client(struct buf *b, int nrole)
+{
+	struct frame_rx rx;
+	struct frame_msg fm;
+	struct value *p, *args;
+	struct buf *out = buf_new();
+	struct rpc m;
+	const char *n = getenv("EVIL_CTRL");
+	size_t len = n != NULL ? strtoul(n, NULL, 10) : 0;
+	char *msg;
+	int got;
+
+	hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
+	send_msg(MSG_HELLO, b, -1);
+	p = value_object();
+	value_object_put(p, "protocolVersion", value_string("2025-11-25"));
+	value_object_put(p, "capabilities", value_object());
+	value_object_put(p, "clientInfo", value_object());
+	send_rpc(b, RPC_REQUEST, 0, "initialize", p, NULL);
+	frame_rx_init(&rx, MSG_DIR_MONITOR_TO_WORKER, BNC_MSG_MAX_DEFAULT);
+	for (;;) {
+		if ((got = frame_recv(BNC_CHILD_FD, &rx, &fm)) == 0 ||
+		    got == -BNC_ERR_AGAIN)
+			continue;
+		if (got < 0)
+			_exit(got == -BNC_ERR_EOF ? 0 : 2);
+		if (fm.type != MSG_RPC_OUT ||
+		    msg_rpc_get(fm.payload, &m, BNC_MSG_MAX_DEFAULT) != 0) {
+			frame_msg_clear(&fm);
+			continue;	/* a shutdown: it ends below */
+		}
+		buf_reset(out);
+		/* rendered as a line, newline included */
+		if (rpc_render(out, &m) != 0 || write(STDOUT_FILENO, buf_ptr(out), buf_len(out)) !=
+		    (ssize_t)buf_len(out))
+			_exit(2);
+		if (m.kind == RPC_RESULT && m.id.type == RPC_ID_INT &&
+		    m.id.n == 0) {
+			send_rpc(b, RPC_NOTIFICATION, 0,
+			    "notifications/initialized", NULL, NULL);
+			if ((msg = malloc(len + 1)) == NULL)
+				_exit(2);
+			memset(msg, 1, len);
+			msg[len] = '\0';
+			args = value_object();
+			value_object_put(args, "message", value_string(msg));
+			free(msg);
+			p = value_object();
+			value_object_put(p, "name", value_string("echo"));
+			value_object_put(p, "arguments", args);
+			send_rpc(b, RPC_REQUEST, 1, "tools/call", p, NULL);
+			send_rpc(b, RPC_REQUEST, 2, "ping", NULL, NULL);
+		} else if (m.id.type == RPC_ID_INT && m.id.n == 2) {
 			buf_reset(b);
 			msg_empty_put(b);
 			send_msg(MSG_INPUT_EOF, b, -1);
@@ -462,6 +536,8 @@ main(int argc, char **argv)
 		send_msg(MSG_RPC_IN, b, -1);
 	} else if (strcmp(mode, "approve") == 0) {
 		approve(b, nrole);
+	} else if (strcmp(mode, "ctrlbytes") == 0) {
+		ctrl_client(b, nrole);
 	} else if (strcmp(mode, "exit") == 0) {
 		hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
 		send_msg(MSG_HELLO, b, -1);
