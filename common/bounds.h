@@ -70,6 +70,13 @@
 /* sandbox rules (DESIGN 2; common/sandbox-seccomp.c) */
 #define BNC_SB_ARGS_MAX		2		/* conditions on one seccomp rule */
 
+/* a session's memory (max_session_memory; monitor/memory.c) */
+#define BNC_SESSION_MEMORY_DEFAULT (64 * 1024 * 1024)	/* bytes held for one session */
+#define BNC_SESSION_MEMORY_MIN	(4 * 1024 * 1024)
+#define BNC_SESSION_MEMORY_MAX	(64LL * 1024 * 1024 * 1024)
+#define BNC_TAINT_SHARE_PCT	60		/* of it the taint index may take; the
+						 * rest is for queues, holds and lists */
+
 /* the contract engine */
 #define BNC_APPROVALS_MAX	4096		/* approvals remembered per session */
 #define BNC_BUDGETS_MAX		4096		/* tools with a counted budget */

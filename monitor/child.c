@@ -53,6 +53,14 @@ set_nonblock(int fd)
  * the socket does not take now is queued, bounded, and sent when it is
  * writable.  A child that stops reading past the bound ends the session.
  */
+/* What a queued message holds: its copy and its entry. */
+static size_t
+outmsg_mem(const struct buf *b)
+{
+	return mem_alloc(sizeof(struct outmsg)) + mem_alloc(sizeof(*b)) +
+	    mem_alloc(buf_len(b));
+}
+
 static int
 outq_flush(struct child *ch)
 {
@@ -70,6 +78,7 @@ outq_flush(struct child *ch)
 		if (ch->outq == NULL)
 			ch->outq_tail = &ch->outq;
 		ch->outq_bytes -= buf_len(m->payload);
+		mem_release(&ch->s->mem, outmsg_mem(m->payload));
 		buf_free(m->payload);
 		free(m);
 	}
@@ -90,7 +99,13 @@ worker_writable(evutil_socket_t fd, short what, void *arg)
 		event_del(ch->wev);
 }
 
-void
+/*
+ * Sends b, or queues what the socket does not take now.  Returns 0, or
+ * -BNC_ERR_TOO_LARGE when the rest would have to wait and the session's
+ * memory has no room for it: nothing of b was sent, and the caller
+ * decides (a smaller answer, or the end of the session).
+ */
+int
 child_send(struct child *ch, uint16_t type, const struct buf *b)
 {
 	struct outmsg *m;
@@ -98,15 +113,28 @@ child_send(struct child *ch, uint16_t type, const struct buf *b)
 	int r;
 
 	if (ch->sock == -1)
-		return;
+		return 0;
+	/* a queue must not start with half a message that then has no room */
+	if (ch->outq != NULL && !mem_fits(&ch->s->mem, outmsg_mem(b)))
+		return -BNC_ERR_TOO_LARGE;
 	if (ch->outq == NULL) {
 		r = frame_send_some(ch->sock, type, 0, b, &off, -1);
 		if (r == 1)
-			return;
+			return 0;
 		if (r != -BNC_ERR_AGAIN)
 			fatal_r(r, "%s: send %s", ch->tag,
 			    msg_type_name(type));
-	}
+		/*
+		 * The socket took part of it: the rest must follow, past the
+		 * account if need be (one message per child at most: the
+		 * next one finds the queue and no room).
+		 */
+		if (off > 0)
+			mem_force(&ch->s->mem, outmsg_mem(b));
+		else if (mem_charge(&ch->s->mem, outmsg_mem(b)) != 0)
+			return -BNC_ERR_TOO_LARGE;
+	} else if (mem_charge(&ch->s->mem, outmsg_mem(b)) != 0)
+		return -BNC_ERR_TOO_LARGE;
 	cap = 2 * msg_type_cap(MSG_RPC_OUT, ch->s->cfg->max_message);
 	if (ch->outq_bytes + buf_len(b) > cap)
 		fatal("%s is not reading its socket", ch->tag);
@@ -121,6 +149,7 @@ child_send(struct child *ch, uint16_t type, const struct buf *b)
 	ch->outq_bytes += buf_len(b);
 	if (event_add(ch->wev, NULL) == -1)
 		fatal("event_add");
+	return 0;
 }
 
 /*

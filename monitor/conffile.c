@@ -126,6 +126,20 @@ key_max_message(struct cfg_ctx *x, const struct ynode *v, const char *key)
 }
 
 static int
+key_max_session_memory(struct cfg_ctx *x, const struct ynode *v,
+    const char *key)
+{
+	long long n;
+
+	if (ynode_int(v, BNC_SESSION_MEMORY_MIN, BNC_SESSION_MEMORY_MAX,
+	    &n) != 0)
+		return cfail(x, v, key, "must be an integer from 4194304 to "
+		    "68719476736");
+	x->c->max_session_memory = (size_t)n;
+	return 0;
+}
+
+static int
 check_type(struct cfg_ctx *x, const struct ynode *v, const char *key,
     enum ynode_type t)
 {
@@ -387,6 +401,7 @@ struct cfg_key {
 static const struct cfg_key cfg_keys[] = {
 	{ "state_dir",		key_state_dir },
 	{ "max_message",	key_max_message },
+	{ "max_session_memory",	key_max_session_memory },
 	{ "upstreams",		key_upstreams },
 	/* reserved for the contract engine, governance and carriers */
 	{ "audit",		key_audit },
@@ -437,6 +452,7 @@ config_defaults(struct config *c)
 
 	memset(c, 0, sizeof(*c));
 	c->max_message = BNC_MSG_MAX_DEFAULT;
+	c->max_session_memory = BNC_SESSION_MEMORY_DEFAULT;
 	c->ask_timeout = BNC_ASK_TIMEOUT_DEFAULT;
 	if ((xdg = getenv("XDG_STATE_HOME")) != NULL && *xdg == '/')
 		xasprintf(&c->state_dir, "%s/bouncer", xdg);

@@ -24,6 +24,7 @@ struct config {
 	char			*path;		/* NULL: built-in defaults */
 	char			*state_dir;
 	size_t			 max_message;
+	size_t			 max_session_memory;
 	int			 audit_sync_full;	/* audit.sync: full */
 	int			 audit_record_full;	/* audit.record_args: full */
 	char			*policy;	/* user policy file */

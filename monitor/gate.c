@@ -127,13 +127,30 @@ record_decision(struct session *s, const char *tool, const char *upstream,
 	}
 }
 
+/*
+ * An allowed request that could not be written to its upstream after
+ * all: the log says so after its allow row, and the client gets an error.
+ */
+void
+gate_not_sent(struct session *s, const struct rpc_id *cid, const char *what)
+{
+	char reason[BNC_REASON_MAX];
+
+	snprintf(reason, sizeof(reason), "the allowed %s above could not be "
+	    "written to its upstream (too large as JSON, or no room for it "
+	    "in the session's memory); nothing was sent", what);
+	gate_audit_event(s, "not-sent", reason);
+	snprintf(reason, sizeof(reason), "Internal error: the %s could not "
+	    "be sent to its upstream (too large, or the session's memory is "
+	    "full)", what);
+	client_send_error(s, cid, -32603, reason);
+}
+
 void
 gate_forward(struct session *s, const struct tool_entry *e,
     const struct rpc_id *cid, const struct value *params)
 {
-	struct value *p, *meta;
-	struct value *tok;
-
+	struct value *p, *meta, *tok;
 	int64_t uid;
 
 	p = value_dup(params);
@@ -141,18 +158,15 @@ gate_forward(struct session *s, const struct tool_entry *e,
 	meta = value_get(p, "_meta");
 	tok = value_get(meta, "progressToken");
 	/*
-	 * The decision asked whether the upstream takes a request now, so
-	 * this fails only for a call whose JSON is too large (a lying
-	 * worker's): the log says it was not sent after all.
+	 * The decision asked whether the upstream takes a request now and
+	 * whether its entry has room, so this fails only for a call whose
+	 * JSON is too large (a lying worker's), or that finds the queue
+	 * toward a slow upstream's stdin full: the log says so.
 	 */
 	if ((uid = upstream_request(e->up, "tools/call", p, PEND_FORWARD, cid,
-	    tok)) == -1) {
-		gate_audit_event(s, "not-sent", "the allowed call above could "
-		    "not be written to its upstream (too large as JSON); "
-		    "nothing was sent");
-		client_send_error(s, cid, -32603, "Internal error: the call "
-		    "is too large to send to its upstream");
-	} else
+	    tok)) == -1)
+		gate_not_sent(s, cid, "call");
+	else
 		upstream_pending_tool(e->up, uid, e->exposed);
 }
 
@@ -218,6 +232,7 @@ ask_free(struct ask *a)
 	free(a->method);
 	free(a->key);
 	free(a->upname);
+	mem_release(&a->s->mem, a->mem);
 	free(a);
 }
 
@@ -225,6 +240,7 @@ ask_free(struct ask *a)
 static void
 held_drop(struct upstream *up, size_t i)
 {
+	mem_release(&up->s->mem, up->held[i].mem);
 	msg_rpc_free(&up->held[i].m);
 	memmove(&up->held[i], &up->held[i + 1],
 	    (up->nheld - i - 1) * sizeof(*up->held));
@@ -254,20 +270,30 @@ ask_remove(struct session *s, struct ask *a)
 /*
  * Holds a call while its upstream's tools are re-read: the client's
  * request m, or the call of a (approved by a human), to be decided with
- * flags.  Returns 0, or -1 if too many wait already.
+ * flags.  Returns 0, or -1 with the reason it was not held in why.
  */
 static int
-hold(struct upstream *up, const struct rpc *m, struct ask *a, int flags)
+hold(struct upstream *up, const struct rpc *m, struct ask *a, int flags,
+    const char **why)
 {
 	struct held_call *h;
+	size_t need = sizeof(*h) + (m != NULL ? mem_rpc(m) : 0);
 
-	if (up->nheld >= BNC_PENDING_MAX)
+	if (up->nheld >= BNC_PENDING_MAX) {
+		*why = "too many calls wait for the upstream's changed tool "
+		    "list";
 		return -1;
+	}
+	if (mem_charge(&up->s->mem, need) != 0) {
+		*why = MEM_FULL_REASON;
+		return -1;
+	}
 	up->held = xreallocarray(up->held, up->nheld + 1, sizeof(*up->held));
 	h = &up->held[up->nheld++];
 	memset(h, 0, sizeof(*h));
 	h->ask = a;
 	h->flags = flags;
+	h->mem = need;
 	if (m != NULL) {
 		h->m.kind = RPC_REQUEST;
 		rpc_id_copy(&h->m.id, &m->id);
@@ -345,11 +371,32 @@ ask_send(struct session *s, struct ask *a, const struct decision *d)
 }
 
 /*
- * An ask nobody can answer, or one past the bounds (calls waiting, and
- * questions for one call, a), becomes a deny, and is recorded as one.
+ * What a call waiting for a human holds: the call, its names, and the
+ * question's reason, value and destinations (each at most this large).
+ */
+static size_t
+ask_need(const char *name, const struct value *params,
+    const struct decision *d)
+{
+	size_t i, n;
+
+	n = mem_alloc(sizeof(struct ask)) + 4 * mem_string(name) +
+	    mem_value(params) + mem_alloc(2 * BNC_REASON_MAX) +
+	    mem_alloc(d->ask_len + 1) + mem_string(d->ask_param) +
+	    mem_alloc((d->nsinks + 1) * sizeof(char *));
+	for (i = 0; i < d->nsinks; i++)
+		n += mem_string(d->sinks[i]);
+	return n;
+}
+
+/*
+ * An ask nobody can answer, or one past the bounds (calls waiting, the
+ * session's memory for a new one, whose size is need, and questions for
+ * one call, a), becomes a deny, and is recorded as one.
  */
 static void
-ask_bound(struct session *s, const struct ask *a, struct decision *d)
+ask_bound(struct session *s, const struct ask *a, struct decision *d,
+    size_t need)
 {
 	char reason[BNC_REASON_MAX + 128];
 
@@ -367,6 +414,11 @@ ask_bound(struct session *s, const struct ask *a, struct decision *d)
 		d->verdict = VERDICT_DENY;
 		snprintf(d->reason, sizeof(d->reason), "too many calls are "
 		    "waiting for a human");
+	} else if (d->verdict == VERDICT_ASK && a == NULL &&
+	    !mem_fits(&s->mem, need)) {
+		d->verdict = VERDICT_DENY;
+		snprintf(d->reason, sizeof(d->reason), "no room to wait for "
+		    "a human: " MEM_FULL_REASON);
 	} else if (d->verdict == VERDICT_ASK && a != NULL && a->rounds <= 1) {
 		snprintf(reason, sizeof(reason), "%.*s; too many questions "
 		    "for one call", (int)utf8_cut(d->reason,
@@ -376,6 +428,23 @@ ask_bound(struct session *s, const struct ask *a, struct decision *d)
 		d->reason[sizeof(d->reason) - 1] = '\0';
 		utf8_trim(d->reason);
 	}
+}
+
+/*
+ * An allowed request is sent at once, and its entry among the requests
+ * in flight holds its progress token and names until the answer: no
+ * room for that, and it is denied, before its row, as when the upstream
+ * cannot take it (decide_unreachable).
+ */
+static void
+room_to_send(struct session *s, const struct value *params,
+    struct decision *d)
+{
+	if (mem_fits(&s->mem, upstream_pending_need(params)))
+		return;
+	d->verdict = VERDICT_DENY;
+	d->contract = "default";
+	snprintf(d->reason, sizeof(d->reason), "%s", MEM_FULL_REASON);
 }
 
 /* Runs the decision for a call and acts on it (first time or again). */
@@ -390,7 +459,10 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 	e = surface_find(s, tool);
 	args = value_get(params, "arguments");
 	decide_call(s, tool, e, args, flags, &d);
-	ask_bound(s, a, &d);
+	ask_bound(s, a, &d, d.verdict == VERDICT_ASK && a == NULL ?
+	    ask_need(tool, params, &d) : 0);
+	if (d.verdict == VERDICT_ALLOW)
+		room_to_send(s, params, &d);
 	record_decision(s, tool, e != NULL ? e->up->name : NULL, args, &d);
 	switch (d.verdict) {
 	case VERDICT_ALLOW:
@@ -407,6 +479,10 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 		if (a == NULL) {
 			a = xcalloc(1, sizeof(*a));
 			a->s = s;
+			a->mem = ask_need(tool, params, &d);
+			/* ask_bound saw it fit */
+			if (mem_charge(&s->mem, a->mem) != 0)
+				fatal_f("memory account");
 			rpc_id_copy(&a->cid, cid);
 			a->tool = xstrdup(tool);
 			a->params = value_dup(params);
@@ -425,12 +501,12 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 void
 gate_tool_call(struct session *s, struct rpc *m)
 {
-	const char *name = value_get_str(m->params, "name");
+	const char *name = value_get_str(m->params, "name"), *why;
 	struct upstream *up;
 	struct decision d;
 
 	if ((up = unsettled(s, name)) != NULL) {
-		if (hold(up, m, NULL, 0) == 0) {
+		if (hold(up, m, NULL, 0, &why) == 0) {
 			debug("%s: held until %s's tools are re-read", name,
 			    up->name);
 			return;
@@ -438,8 +514,7 @@ gate_tool_call(struct session *s, struct rpc *m)
 		memset(&d, 0, sizeof(d));
 		d.verdict = VERDICT_DENY;
 		d.contract = "pinning";
-		snprintf(d.reason, sizeof(d.reason), "too many calls wait for "
-		    "the upstream's changed tool list");
+		snprintf(d.reason, sizeof(d.reason), "%s", why);
 		record_decision(s, name, up->name,
 		    value_get(m->params, "arguments"), &d);
 		deny_call(s, &m->id, name, d.contract, d.reason);
@@ -462,6 +537,7 @@ gate_release_held(struct upstream *up)
 	up->held = NULL;
 	up->nheld = 0;
 	for (i = 0; i < n; i++) {
+		mem_release(&up->s->mem, h[i].mem);
 		if ((a = h[i].ask) != NULL)
 			gate_run(up->s, a, &a->cid, a->tool, a->params,
 			    h[i].flags);
@@ -495,7 +571,10 @@ request_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 		return;
 	}
 	decide_request(s, &req, flags, &d);
-	ask_bound(s, a, &d);
+	ask_bound(s, a, &d, d.verdict == VERDICT_ASK && a == NULL ?
+	    ask_need(method, params, &d) : 0);
+	if (d.verdict == VERDICT_ALLOW)
+		room_to_send(s, params, &d);
 	record_decision(s, method, req.up != NULL && req.listed !=
 	    LISTED_CONTESTED ? req.up->name : NULL, params, &d);
 	switch (d.verdict) {
@@ -513,6 +592,9 @@ request_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 		if (a == NULL) {
 			a = xcalloc(1, sizeof(*a));
 			a->s = s;
+			a->mem = ask_need(method, params, &d);
+			if (mem_charge(&s->mem, a->mem) != 0)
+				fatal_f("memory account");
 			rpc_id_copy(&a->cid, cid);
 			a->tool = xstrdup(method);
 			a->method = xstrdup(method);
@@ -559,7 +641,8 @@ gate_note(struct session *s, struct upstream *up, const char *method,
 		d.verdict = VERDICT_DENY;
 		snprintf(d.reason, sizeof(d.reason), "upstream \"%.64s\" %s",
 		    up->name, refused);
-	}
+	} else
+		room_to_send(s, params, &d);
 	record_decision(s, method, up->name, params, &d);
 	*contract = d.contract;
 	memcpy(why, d.reason, sizeof(d.reason));
@@ -643,10 +726,10 @@ ask_timeout(evutil_socket_t fd, short what, void *arg)
 int
 gate_client_answer(struct session *s, struct rpc *m)
 {
-	const char *action = NULL;
+	const char *action = NULL, *why;
 	struct upstream *up;
 	struct ask *a = NULL;
-	size_t i;
+	size_t i, need;
 	int flags = 0, r;
 
 	if (m->id.type != RPC_ID_INT)
@@ -670,12 +753,24 @@ gate_client_answer(struct session *s, struct rpc *m)
 	}
 	if (a->once)
 		a->confirmed = 1;
-	else if (a->param != NULL && (r = approvals_add(s->approvals,
-	    a->key != NULL ? a->key : a->tool, a->param, a->value,
-	    a->len)) != 0) {
-		ask_deny(s, a, r == -BNC_ERR_TOO_LARGE ? "too many approvals "
-		    "in this session" : "the value cannot be remembered");
-		return 1;
+	else if (a->param != NULL && !approvals_has(s->approvals,
+	    a->key != NULL ? a->key : a->tool, a->param, a->value, a->len)) {
+		/* its key, in a sorted array: kept for the session */
+		need = mem_alloc(strlen(a->key != NULL ? a->key : a->tool) +
+		    strlen(a->param) + 2 * a->len + 8) + sizeof(char *);
+		if (mem_charge(&s->mem, need) != 0) {
+			ask_deny(s, a, "the approval cannot be remembered: "
+			    MEM_FULL_REASON);
+			return 1;
+		}
+		if ((r = approvals_add(s->approvals, a->key != NULL ? a->key :
+		    a->tool, a->param, a->value, a->len)) != 0) {
+			mem_release(&s->mem, need);
+			ask_deny(s, a, r == -BNC_ERR_TOO_LARGE ? "too many "
+			    "approvals in this session" : "the value cannot be "
+			    "remembered");
+			return 1;
+		}
 	}
 	if (a->confirmed)
 		flags |= DECIDE_CONFIRMED;
@@ -684,9 +779,8 @@ gate_client_answer(struct session *s, struct rpc *m)
 		request_run(s, a, &a->cid, a->method, a->params, flags);
 	else if ((up = unsettled(s, a->tool)) == NULL)
 		gate_run(s, a, &a->cid, a->tool, a->params, flags);
-	else if (hold(up, NULL, a, flags) != 0)
-		ask_deny(s, a, "too many calls wait for the upstream's "
-		    "changed tool list");
+	else if (hold(up, NULL, a, flags, &why) != 0)
+		ask_deny(s, a, why);
 	else
 		/* approved against the old list: decided against the new */
 		debug("%s: approved; held until %s's tools are re-read",

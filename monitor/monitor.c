@@ -381,7 +381,7 @@ main(int argc, char **argv)
 	uint8_t rnd[16];
 	char err[1024], *defpath = NULL, cwd[BNC_PATH_MAX];
 	int ch, test = 0, r;
-	size_t i;
+	size_t i, tcap;
 
 	log_init("bouncer-monitor", level);
 	memset(&sess, 0, sizeof(sess));
@@ -493,7 +493,18 @@ main(int argc, char **argv)
 		exit(1);
 	}
 	sess.audit = audit;
-	sess.taint = taint_new(BNC_TAINT_CAP);
+	/*
+	 * The taint index has its share of max_session_memory set aside
+	 * whole; everything else the session holds shares the rest.
+	 */
+	tcap = taint_cap_for(cfg.max_session_memory / 100 *
+	    BNC_TAINT_SHARE_PCT);
+	sess.taint = taint_new(tcap);
+	mem_init(&sess.mem, cfg.max_session_memory -
+	    taint_memory_bound(tcap));
+	debug("session memory %zu bytes: taint index cap %zu (at most %zu "
+	    "bytes), %zu for the rest", cfg.max_session_memory, tcap,
+	    taint_memory_bound(tcap), sess.mem.cap);
 	sess.approvals = approvals_new();
 	sess.agent = "-";
 	randombytes_buf(rnd, sizeof(rnd));
@@ -555,6 +566,8 @@ main(int argc, char **argv)
 	verbose("started %zu upstream(s)", sess.nups);
 
 	event_base_dispatch(sess.base);
+	verbose("session memory: at most %zu of %zu bytes held, besides the "
+	    "taint index", sess.mem.peak, sess.mem.cap);
 	gate_cancel_all(&sess);
 	gate_audit_event(&sess, "shutdown", sess.exit_code == 0 ?
 	    "orderly shutdown" : "session ended on an error");

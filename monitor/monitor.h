@@ -27,6 +27,7 @@
 
 #include "bounds.h"
 #include "frame.h"
+#include "memory.h"
 #include "msg.h"
 
 struct approvals;
@@ -76,6 +77,7 @@ struct child {
 	struct event	*wev;		/* workers: writable, while queued */
 	struct outmsg	*outq, **outq_tail;
 	size_t		 outq_bytes;
+	size_t		 outq_mem;	/* charged to the session */
 	struct frame_rx	 rx;
 	int		 hello;		/* workers: MSG_HELLO seen */
 	int		 sandbox;	/* from MSG_HELLO */
@@ -106,6 +108,7 @@ struct pending {
 	int		 req_kind;	/* a read or get: POLICY_RESOURCE or
 					 * POLICY_PROMPT, for its result */
 	char		*req_name;	/* its URI or prompt name */
+	size_t		 mem;		/* charged to the session */
 };
 
 #define ROUTE_LIST_RESOURCES	1
@@ -126,6 +129,8 @@ struct route {
 					 * nothing) */
 	char		**args;		/* 'p': the arguments it declares */
 	size_t		 nargs;
+	size_t		 mem;		/* charged: the route and its name */
+	size_t		 args_mem;	/* charged: args */
 };
 
 /* A request an upstream sent to the client, relayed with our id. */
@@ -133,6 +138,7 @@ struct relay {
 	int64_t		 sid;		/* id we gave the client */
 	struct upstream	*up;
 	struct rpc_id	 uid;		/* the upstream's own id */
+	size_t		 mem;		/* charged to the session */
 };
 
 enum upstream_state {
@@ -153,6 +159,7 @@ struct held_call {
 	struct rpc	 m;		/* unused when ask is set */
 	struct ask	*ask;
 	int		 flags;
+	size_t		 mem;		/* charged to the session */
 };
 
 struct pin {
@@ -171,6 +178,7 @@ struct upstream {
 	int			 in_fd;		/* its stdin, written by us */
 	struct event		*wev;
 	struct evbuffer		*out;
+	size_t			 out_mem;	/* charged: what out holds */
 	int			 in_closed;
 	int64_t			 next_id;
 	struct pending		*pend;
@@ -201,6 +209,10 @@ struct upstream {
 	/* current tools, as last listed: a pin is visible if unchanged */
 	struct value		*current;	/* array, or NULL = pins */
 	char			*fail_reason;
+	size_t			 listing_mem;	/* charged: the listing in progress */
+	size_t			 pins_mem;	/* charged: pins and the surface's
+						 * copies of them */
+	size_t			 current_mem;	/* charged: current */
 };
 
 /* One entry of the merged tool surface shown to the client. */
@@ -243,6 +255,7 @@ struct ask {
 	size_t		 nsinks;
 	struct event	*timer;
 	struct session	*s;
+	size_t		 mem;		/* charged to the session */
 };
 
 struct session {
@@ -260,6 +273,7 @@ struct session {
 	struct rpc_id		 init_id;	/* initialize awaiting upstreams */
 	struct rpc		*queued;	/* sent while upstreams start */
 	size_t			 nqueued;
+	size_t			 queued_mem;	/* charged for them */
 	int			 client_initialized;
 	/* relayed upstream -> client requests */
 	struct relay		*relays;
@@ -276,6 +290,8 @@ struct session {
 	int			 exit_code;
 	int			 started;	/* every worker said hello and the
 						 * start row is written */
+	/* everything it holds but the taint index (max_session_memory) */
+	struct memacct		 mem;
 	/* the contract engine */
 	char			 id[33];	/* session id for the audit */
 	const char		*agent;		/* "-": the implicit agent */
@@ -309,7 +325,7 @@ void	 child_reap_quiet(struct session *);
 void	 child_reap_wait(struct session *);
 void	 child_kill_all(struct session *, int sig);
 int	 child_all_exited(struct session *);
-void	 child_send(struct child *, uint16_t type, const struct buf *);
+int	 child_send(struct child *, uint16_t type, const struct buf *);
 int	 child_flush_blocking(struct child *);
 
 /* session.c: the client side */
@@ -355,6 +371,8 @@ void	 upstream_reply_error(struct upstream *, const struct rpc_id *,
 void	 mon_upstream_frame(struct upstream *, struct frame_msg *);
 struct pending *upstream_find_cid(struct upstream *, const struct rpc_id *);
 void	 upstream_drop_pending(struct upstream *, struct pending *);
+/* The memory a request sent with params keeps while in flight. */
+size_t	 upstream_pending_need(const struct value *params);
 void	 upstream_close_input(struct upstream *);
 void	 upstream_fail(struct upstream *, const char *reason);
 int	 upstream_has_cap(const struct upstream *, const char *cap);
@@ -367,6 +385,8 @@ void	 gate_forward(struct session *, const struct tool_entry *,
 	    const struct rpc_id *, const struct value *params);
 void	 gate_audit_event(struct session *, const char *event,
 	    const char *reason);
+void	 gate_not_sent(struct session *, const struct rpc_id *cid,
+	    const char *what);
 void	 gate_cancel_all(struct session *);
 /* The client cancelled a call that waits in the gate (for a human, or
  * for a changed tool list): 1 if it was there; it is not forwarded. */

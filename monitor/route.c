@@ -113,19 +113,32 @@ route_lookup(struct session *s, char kind, const char *name)
 	return NULL;
 }
 
-/* A template that cannot be compiled is kept, and matches nothing. */
+/*
+ * A template that cannot be compiled, or whose automaton finds no room
+ * in the session's memory, is kept, and matches nothing.
+ */
 static void
-compile_template(struct route *r)
+compile_template(struct session *s, struct route *r)
 {
 	char shown[256];
+	size_t need;
 	int e;
 
-	if ((e = uritemplate_compile(r->name, &r->tmpl)) == 0)
-		return;
+	if ((e = uritemplate_compile(r->name, &r->tmpl)) == 0) {
+		need = mem_alloc(uritemplate_mem(r->tmpl));
+		if (mem_charge(&s->mem, need) == 0) {
+			r->mem += need;
+			return;
+		}
+		uritemplate_free(r->tmpl);
+		r->tmpl = NULL;
+		e = -BNC_ERR_ALLOC;
+	}
 	utf8_escape(shown, sizeof(shown), r->name, strlen(r->name));
 	logit("upstream %s: resource template '%s' %s; no URI matches it",
 	    r->up->name, shown, e == -BNC_ERR_TOO_LARGE ? "is too large to "
-	    "match" : "is not an RFC 6570 template");
+	    "match" : e == -BNC_ERR_ALLOC ? "finds no room: " MEM_FULL_REASON :
+	    "is not an RFC 6570 template");
 }
 
 /*
@@ -138,6 +151,7 @@ route_remember(struct session *s, struct upstream *up, char kind,
 {
 	struct route *r;
 	char shown[256], msg[BNC_REASON_MAX];
+	size_t need;
 
 	if ((r = route_lookup(s, kind, name)) != NULL) {
 		if (r->up == up || r->other != NULL)
@@ -152,8 +166,11 @@ route_remember(struct session *s, struct upstream *up, char kind,
 		gate_audit_event(s, "name-withheld", msg);
 		return r;
 	}
+	/* Not remembered, it is not listed: a request for it is refused. */
+	need = sizeof(*r) + mem_string(name);
 	if (s->nroutes >= BNC_ROUTES_MAX ||
-	    (kind == 't' && s->ntemplates >= BNC_TEMPLATES_MAX)) {
+	    (kind == 't' && s->ntemplates >= BNC_TEMPLATES_MAX) ||
+	    mem_charge(&s->mem, need) != 0) {
 		debug("routes full; %s not remembered", name);
 		return NULL;
 	}
@@ -164,28 +181,44 @@ route_remember(struct session *s, struct upstream *up, char kind,
 	r->kind = kind;
 	r->name = xstrdup(name);
 	r->up = up;
+	r->mem = need;
 	if (kind == 't') {
 		s->ntemplates++;
-		compile_template(r);
+		compile_template(s, r);
 	}
 	return r;
 }
 
-/* The argument names a prompt declares (its prompts/list entry). */
+/*
+ * The argument names a prompt declares (its prompts/list entry).  With
+ * no room for them it declares none, and a request that passes any is
+ * denied (fail closed).
+ */
 static void
-remember_args(struct route *r, const struct value *def)
+remember_args(struct session *s, struct route *r, const struct value *def)
 {
 	const struct value *args = value_get(def, "arguments");
 	const char *name;
-	size_t i;
+	size_t i, need;
 
 	for (i = 0; i < r->nargs; i++)
 		free(r->args[i]);
 	free(r->args);
 	r->args = NULL;
 	r->nargs = 0;
+	mem_release(&s->mem, r->args_mem);
+	r->args_mem = 0;
 	if (!value_is(args, V_ARRAY))
 		return;
+	need = mem_alloc((args->u.a.n + 1) * sizeof(*r->args));
+	for (i = 0; i < args->u.a.n && i < BNC_PROMPT_ARGS_MAX; i++)
+		need += mem_string(value_get_str(args->u.a.v[i], "name"));
+	if (mem_charge(&s->mem, need) != 0) {
+		logit("prompt '%.64s': no room for its arguments (%s)",
+		    r->name, MEM_FULL_REASON);
+		return;
+	}
+	r->args_mem = need;
 	r->args = xcalloc(args->u.a.n + 1, sizeof(*r->args));
 	for (i = 0; i < args->u.a.n && r->nargs < BNC_PROMPT_ARGS_MAX; i++)
 		if ((name = value_get_str(args->u.a.v[i], "name")) != NULL)
@@ -250,11 +283,7 @@ route_forward(struct session *s, struct upstream *up, const char *method,
 	/* the decision saw the upstream take requests: too large as JSON */
 	if ((uid = upstream_request(up, method, p, PEND_FORWARD, cid,
 	    value_get(value_get(params, "_meta"), "progressToken"))) == -1) {
-		gate_audit_event(s, "not-sent", "the allowed request above "
-		    "could not be written to its upstream (too large as "
-		    "JSON); nothing was sent");
-		client_send_error(s, cid, -32603, "Internal error: the "
-		    "request is too large to send to its upstream");
+		gate_not_sent(s, cid, "request");
 		return;
 	}
 	if (rm != NULL && rm->result != 0)
@@ -275,11 +304,7 @@ forward_page(struct session *s, struct upstream *up, struct rpc *m,
 	p = value_dup(params);
 	if ((uid = upstream_request(up, m->method, p, PEND_FORWARD, &m->id,
 	    value_get(value_get(params, "_meta"), "progressToken"))) == -1) {
-		gate_audit_event(s, "not-sent", "the allowed list above "
-		    "could not be written to its upstream (too large as "
-		    "JSON); nothing was sent");
-		client_send_error(s, &m->id, -32603, "Internal error: the "
-		    "request is too large to send to its upstream");
+		gate_not_sent(s, &m->id, "list");
 		return;
 	}
 	upstream_pending_route(up, uid, list, index);
@@ -531,7 +556,7 @@ route_result(struct upstream *up, int list, int index, struct value *result)
 				continue;
 			r = route_remember(s, up, rl->kind, name);
 			if (r != NULL && r->kind == 'p' && r->up == up)
-				remember_args(r, e);
+				remember_args(s, r, e);
 		}
 		/* what two upstreams list is shown for neither */
 		for (i = kept = 0; i < arr->u.a.n; i++) {

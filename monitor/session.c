@@ -46,6 +46,7 @@ mcp_version_supported(const char *v)
 }
 
 static struct buf *out_buf;
+static int shrinking;		/* client_send: sending the short error */
 
 void
 client_send(struct session *s, const struct rpc *m)
@@ -67,7 +68,26 @@ client_send(struct session *s, const struct rpc *m)
 			error_r(r, "%s for the client dropped", m->method);
 		return;
 	}
-	child_send(&s->client, MSG_RPC_OUT, out_buf);
+	if (child_send(&s->client, MSG_RPC_OUT, out_buf) == 0)
+		return;
+	/*
+	 * The client is behind and the session's memory has no room for
+	 * this: an answer becomes a short error, which still owes it one;
+	 * when not even that fits, the client is not reading.
+	 */
+	if ((m->kind == RPC_RESULT || m->kind == RPC_ERROR) && shrinking)
+		fatal("%s is not reading its socket, and the session's "
+		    "memory is full", s->client.tag);
+	if (m->kind == RPC_RESULT || m->kind == RPC_ERROR) {
+		error("answer for the client dropped: %s", MEM_FULL_REASON);
+		shrinking = 1;
+		client_send_error(s, &m->id, -32603, "Internal error: the "
+		    "answer does not fit in the session's memory "
+		    "(max_session_memory)");
+		shrinking = 0;
+	} else
+		error("%s for the client dropped: %s", m->method,
+		    MEM_FULL_REASON);
 }
 
 void
@@ -398,6 +418,7 @@ client_response(struct session *s, struct rpc *m)
 		upstream_reply_error(up, &r->uid, -32603, "Internal error: "
 		    "the client's answer is too large to forward");
 	rpc_id_clear(&r->uid);
+	mem_release(&s->mem, r->mem);
 	s->relays[i] = s->relays[--s->nrelays];
 }
 
@@ -414,7 +435,7 @@ session_relay_request(struct session *s, struct upstream *up, struct rpc *m)
 	};
 	struct relay *r;
 	struct rpc out;
-	size_t i;
+	size_t i, need;
 
 	for (i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
 		if (strcmp(needs[i].method, m->method) == 0)
@@ -426,9 +447,15 @@ session_relay_request(struct session *s, struct upstream *up, struct rpc *m)
 		upstream_reply_error(up, &m->id, -32601, "Method not found");
 		return;
 	}
+	need = sizeof(*r) + mem_string(m->id.s);
+	if (mem_charge(&s->mem, need) != 0) {
+		upstream_reply_error(up, &m->id, -32603, MEM_FULL_ERROR);
+		return;
+	}
 	s->relays = xreallocarray(s->relays, s->nrelays + 1,
 	    sizeof(*s->relays));
 	r = &s->relays[s->nrelays++];
+	r->mem = need;
 	r->sid = s->next_sid++;
 	r->up = up;
 	rpc_id_copy(&r->uid, &m->id);
@@ -474,6 +501,7 @@ session_relay_cancel(struct session *s, struct upstream *up,
 			value_object_put(np, "reason", value_dup(reason));
 		client_notify(s, "notifications/cancelled", np);
 		rpc_id_clear(&s->relays[i].uid);
+		mem_release(&s->mem, s->relays[i].mem);
 		s->relays[i] = s->relays[--s->nrelays];
 		return;
 	}
@@ -658,6 +686,7 @@ session_upstream_gone(struct session *s, struct upstream *up)
 	for (i = 0; i < s->nrelays;) {
 		if (s->relays[i].up == up) {
 			rpc_id_clear(&s->relays[i].uid);
+			mem_release(&s->mem, s->relays[i].mem);
 			s->relays[i] = s->relays[--s->nrelays];
 		} else
 			i++;
@@ -670,6 +699,7 @@ client_message(struct session *s, struct rpc *mp)
 {
 	const struct method_handler *h;
 	struct rpc m = *mp;
+	size_t need;
 
 	if (m.kind == RPC_RESULT || m.kind == RPC_ERROR) {
 		client_response(s, &m);
@@ -683,14 +713,21 @@ client_message(struct session *s, struct rpc *mp)
 	 */
 	if (s->init_id.type != RPC_ID_NONE &&
 	    (h == NULL || !(h->flags & M_PREINIT))) {
-		if (s->nqueued >= BNC_PENDING_MAX) {
+		need = mem_rpc(&m);
+		if (s->nqueued >= BNC_PENDING_MAX ||
+		    mem_charge(&s->mem, need) != 0) {
 			if (m.kind == RPC_REQUEST)
 				client_send_error(s, &m.id, -32603,
+				    s->nqueued >= BNC_PENDING_MAX ?
 				    "Internal error: too many requests "
-				    "queued during start-up");
+				    "queued during start-up" : MEM_FULL_ERROR);
+			else
+				debug("client notification %s not queued: "
+				    "no room", m.method);
 			msg_rpc_free(&m);
 			return;
 		}
+		s->queued_mem += need;
 		s->queued = xreallocarray(s->queued, s->nqueued + 1,
 		    sizeof(*s->queued));
 		s->queued[s->nqueued++] = m;
@@ -721,6 +758,8 @@ replay_queued(struct session *s, int failed)
 
 	s->queued = NULL;
 	s->nqueued = 0;
+	mem_release(&s->mem, s->queued_mem);
+	s->queued_mem = 0;
 	for (i = 0; i < n; i++) {
 		if (failed) {
 			if (q[i].kind == RPC_REQUEST)

@@ -1221,6 +1221,27 @@ taint_new_keyed(size_t cap, uint64_t key)
 	return t;
 }
 
+/* Tables at their floor, the key and the struct: far below this. */
+#define TAINT_MEM_CONST	(1024 * 1024)
+
+size_t
+taint_memory_bound(size_t cap)
+{
+	/* 7.875 bytes per byte of cap (above), and one output's forms */
+	return cap / 8 * 63 + BNC_TAINT_FORMS_MAX + TAINT_MEM_CONST;
+}
+
+size_t
+taint_cap_for(size_t memory)
+{
+	size_t cap;
+
+	for (cap = BNC_TAINT_CAP_MAX; cap >= BNC_TAINT_CAP_MIN; cap /= 2)
+		if (taint_memory_bound(cap) <= memory)
+			return cap;
+	return 0;
+}
+
 struct taint *
 taint_new(size_t cap)
 {

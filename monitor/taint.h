@@ -40,6 +40,14 @@ enum taint_found {
  * times the cap (taint.c).  Returns a new index the caller owns.
  */
 struct taint	*taint_new(size_t cap_bytes);
+/*
+ * The most memory an index of cap bytes holds, its constant part and
+ * the canonical forms of one output included; and the cap (as
+ * taint_new rounds it) of the largest index held within memory bytes,
+ * or 0 if not even the smallest is.
+ */
+size_t		 taint_memory_bound(size_t cap_bytes);
+size_t		 taint_cap_for(size_t memory);
 /* As taint_new with a fixed hash key: reproducible layouts for tests and
  * benchmarks.  The monitor uses taint_new (a random key). */
 struct taint	*taint_new_keyed(size_t cap_bytes, uint64_t key);

@@ -40,6 +40,18 @@ static struct buf *render_buf;
 
 static void	start_listing(struct upstream *, const char *cursor);
 
+/* The account follows what the queue toward its stdin holds. */
+static void
+out_account(struct upstream *up)
+{
+	size_t now = evbuffer_get_length(up->out);
+
+	if (now < up->out_mem) {
+		mem_release(&up->s->mem, up->out_mem - now);
+		up->out_mem = now;
+	}
+}
+
 static void
 upstream_writable(evutil_socket_t fd, short what, void *arg)
 {
@@ -48,14 +60,17 @@ upstream_writable(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while (evbuffer_get_length(up->out) > 0) {
 		if (evbuffer_write(up->out, fd) == -1) {
-			if (errno == EAGAIN || errno == EINTR)
+			if (errno == EAGAIN || errno == EINTR) {
+				out_account(up);
 				return;
+			}
 			error("upstream %s: stdin: %s", up->name,
 			    strerror(errno));
 			evbuffer_drain(up->out, evbuffer_get_length(up->out));
 			break;
 		}
 	}
+	out_account(up);
 	event_del(up->wev);
 	if (up->in_closed && up->in_fd != -1) {
 		close(up->in_fd);
@@ -121,9 +136,19 @@ upstream_send(struct upstream *up, const struct rpc *m)
 	    UPSTREAM_OUTBUF_FACTOR * up->s->cfg->max_message) {
 		error("upstream %s: not reading its input; cut off", up->name);
 		evbuffer_drain(up->out, evbuffer_get_length(up->out));
+		out_account(up);
 		upstream_close_input(up);
 		return -BNC_ERR_EOF;
 	}
+	/* what waits is the session's; part of a line must follow, though */
+	if (w == 0 && mem_charge(&up->s->mem, len) != 0) {
+		error("upstream %s: %s not sent: %s", up->name,
+		    m->method != NULL ? m->method : "answer", MEM_FULL_REASON);
+		return -BNC_ERR_TOO_LARGE;
+	}
+	if (w > 0)
+		mem_force(&up->s->mem, len - (size_t)w);
+	up->out_mem += len - (size_t)(w > 0 ? w : 0);
 	evbuffer_add(up->out, buf_ptr(render_buf) + w, len - (size_t)w);
 	event_add(up->wev, NULL);
 	return 0;
@@ -162,7 +187,38 @@ upstream_drop_pending(struct upstream *up, struct pending *p)
 	free(p->method);
 	free(p->tool);
 	free(p->req_name);
+	mem_release(&up->s->mem, p->mem);
 	up->pend[i] = up->pend[--up->npend];
+}
+
+/*
+ * What the entry of a request sent with params holds until its answer,
+ * from above: the entry, its method, the client's id and progress token,
+ * and the name of the tool, prompt or resource it is for.
+ */
+size_t
+upstream_pending_need(const struct value *params)
+{
+	const struct value *tok;
+
+	tok = value_get(value_get(params, "_meta"), "progressToken");
+	return mem_alloc(sizeof(struct pending)) +
+	    mem_alloc(BNC_METHOD_MAX + 1) + mem_alloc(BNC_ID_STR_MAX + 1) +
+	    mem_value(tok) + 2 * mem_string(value_get_str(params, "name")) +
+	    mem_string(value_get_str(params, "uri")) +
+	    mem_alloc(BNC_UPSTREAM_NAME_MAX + 3);
+}
+
+/* Charges a name the entry of uid keeps; 0, or -1: not kept. */
+static int
+pend_charge(struct upstream *up, struct pending *p, const char *name)
+{
+	size_t n = mem_string(name);
+
+	if (mem_charge(&up->s->mem, n) != 0)
+		return -1;
+	p->mem += n;
+	return 0;
 }
 
 /* Names the tool a forwarded tools/call is for (its result's policy). */
@@ -173,7 +229,10 @@ upstream_pending_tool(struct upstream *up, int64_t uid, const char *tool)
 
 	for (i = 0; i < up->npend; i++)
 		if (up->pend[i].uid == uid) {
-			free(up->pend[i].tool);
+			/* not kept: its result is taint all the same */
+			if (up->pend[i].tool != NULL ||
+			    pend_charge(up, &up->pend[i], tool) != 0)
+				return;
 			up->pend[i].tool = xstrdup(tool);
 			return;
 		}
@@ -200,9 +259,9 @@ upstream_pending_request(struct upstream *up, int64_t uid, int kind,
 {
 	struct pending *p;
 
-	if (name == NULL || (p = pend_find(up, uid)) == NULL)
+	if (name == NULL || (p = pend_find(up, uid)) == NULL ||
+	    p->req_name != NULL || pend_charge(up, p, name) != 0)
 		return;
-	free(p->req_name);
 	p->req_kind = kind;
 	p->req_name = xstrdup(name);
 }
@@ -214,8 +273,12 @@ upstream_request(struct upstream *up, const char *method,
 {
 	struct rpc m;
 	struct pending *p;
+	size_t need;
 
-	if (up->npend >= BNC_PENDING_MAX || up->in_closed) {
+	need = mem_alloc(sizeof(*p)) + mem_string(method) +
+	    mem_string(cid != NULL ? cid->s : NULL) + mem_value(progress);
+	if (up->npend >= BNC_PENDING_MAX || up->in_closed ||
+	    mem_charge(&up->s->mem, need) != 0) {
 		value_free(params);
 		return -1;
 	}
@@ -226,6 +289,7 @@ upstream_request(struct upstream *up, const char *method,
 	m.method = (char *)(uintptr_t)method;
 	m.params = params;
 	if (upstream_send(up, &m) != 0) {
+		mem_release(&up->s->mem, need);
 		value_free(params);
 		return -1;
 	}
@@ -234,6 +298,7 @@ upstream_request(struct upstream *up, const char *method,
 	memset(p, 0, sizeof(*p));
 	p->uid = m.id.n;
 	p->kind = kind;
+	p->mem = need;
 	p->method = xstrdup(method);
 	p->is_call = strcmp(method, "tools/call") == 0;
 	p->route_index = -1;
@@ -412,6 +477,8 @@ start_listing(struct upstream *up, const char *cursor)
 
 	if (cursor == NULL) {
 		value_free(up->listing);
+		mem_release(&up->s->mem, up->listing_mem);
+		up->listing_mem = 0;
 		up->listing = value_array();
 		up->pages = 0;
 	} else {
@@ -423,6 +490,31 @@ start_listing(struct upstream *up, const char *cursor)
 		upstream_fail(up, "cannot send tools/list");
 }
 
+/*
+ * The listing's charge moves to what keeps it: the pins and the
+ * surface's copy of each (twice the listing: a second charge), or the
+ * current list, which replaces the last one.
+ */
+static int
+listing_keep(struct upstream *up)
+{
+	struct session *s = up->s;
+	size_t n = up->listing_mem;
+
+	up->listing_mem = 0;
+	if (!up->pinned) {
+		if (mem_charge(&s->mem, n) != 0) {
+			mem_release(&s->mem, n);
+			return -1;
+		}
+		up->pins_mem = 2 * n;
+		return 0;
+	}
+	mem_release(&s->mem, up->current_mem);
+	up->current_mem = n;
+	return 0;
+}
+
 static void
 listing_done(struct upstream *up, struct value *tools)
 {
@@ -432,13 +524,19 @@ listing_done(struct upstream *up, struct value *tools)
 	/* names, descriptions and schemas reach the model: untrusted */
 	decide_record_output(s, tools);
 	if (!up->pinned) {
+		if (listing_keep(up) != 0) {
+			value_free(tools);
+			upstream_fail(up, "its tools do not fit in the "
+			    "session's memory (max_session_memory)");
+			return;
+		}
 		if (surface_pin(up, tools, err, sizeof(err)) != 0) {
 			upstream_fail(up, err);
 			return;
 		}
 		up->state = UP_READY;
 		session_upstream_ready(s);
-	} else if (surface_update(up, tools)) {
+	} else if (listing_keep(up), surface_update(up, tools)) {
 		surface_build(s);
 		if (s->state == SESSION_READY || s->state == SESSION_DRAIN)
 			client_notify(s, "notifications/tools/list_changed",
@@ -453,12 +551,24 @@ listing_done(struct upstream *up, struct value *tools)
 	gate_release_held(up);
 }
 
+/* Fail closed: a list we cannot read or keep shows nothing. */
+static void
+listing_withhold(struct upstream *up, const char *why)
+{
+	error("upstream %s: %s; withholding its tools", up->name, why);
+	value_free(up->listing);
+	up->listing = NULL;
+	mem_release(&up->s->mem, up->listing_mem);
+	up->listing_mem = 0;
+	listing_done(up, value_array());
+}
+
 static void
 on_tools_list(struct upstream *up, struct rpc *m)
 {
 	struct value *tools, *next;
 	char msg[256];
-	size_t i;
+	size_t i, need;
 
 	if (m->kind == RPC_ERROR || !value_is(m->result, V_OBJECT) ||
 	    !value_is(tools = value_get(m->result, "tools"), V_ARRAY)) {
@@ -472,17 +582,28 @@ on_tools_list(struct upstream *up, struct rpc *m)
 			upstream_fail(up, msg);
 			return;
 		}
-		/* Fail closed: a list we cannot read shows nothing. */
-		error("upstream %s: %s; withholding its tools", up->name, msg);
-		value_free(up->listing);
-		up->listing = NULL;
-		listing_done(up, value_array());
+		listing_withhold(up, msg);
 		return;
 	}
 	if (up->listing->u.a.n + tools->u.a.n > BNC_TOOLS_MAX) {
 		upstream_fail(up, "too many tools");
 		return;
 	}
+	/* the list is kept until it is complete, and then some of it */
+	need = 0;
+	for (i = 0; i < tools->u.a.n; i++)
+		need += mem_value(tools->u.a.v[i]) + sizeof(struct value *);
+	if (mem_charge(&up->s->mem, need) != 0) {
+		snprintf(msg, sizeof(msg), "its tools do not fit in the "
+		    "session's memory (max_session_memory)");
+		if (!up->pinned) {
+			upstream_fail(up, msg);
+			return;
+		}
+		listing_withhold(up, msg);
+		return;
+	}
+	up->listing_mem += need;
 	for (i = 0; i < tools->u.a.n; i++)
 		value_array_append(up->listing, tools->u.a.v[i]);
 	tools->u.a.n = 0;

@@ -497,6 +497,12 @@ uritemplate_compile(const char *tmpl, struct uritemplate **out)
 }
 
 size_t
+uritemplate_mem(const struct uritemplate *t)
+{
+	return t != NULL ? sizeof(*t) + t->cap * sizeof(*t->prog) : 0;
+}
+
+size_t
 uritemplate_size(const struct uritemplate *t)
 {
 	return t->n;

@@ -31,6 +31,8 @@ int	uritemplate_compile(const char *tmpl, struct uritemplate **out);
 void	uritemplate_free(struct uritemplate *);
 /* Instructions of the compiled template (tests, diagnostics). */
 size_t	uritemplate_size(const struct uritemplate *);
+/* Bytes it holds. */
+size_t	uritemplate_mem(const struct uritemplate *);
 
 /*
  * 1 if some assignment of values (strings, lists or associative arrays,

@@ -78,7 +78,7 @@ BOUNCER_LIBEXEC=$lib start_monitor -f "$TESTDIR/bouncer.yaml"
 expect_line '.id == 0 and .result.serverInfo.name == "bouncer"' \
     "$TEST_START_TIMEOUT"
 expect_line "$(f_error 1 -32603) and (.error.message |
-    contains(\"too large to send\"))" 10
+    contains(\"could not be sent\"))" 10
 expect_line '.id == 2 and .result == {}'
 wait_monitor 10
 [ "$MON_STATUS" = 0 ] || fail "the session exited $MON_STATUS"

@@ -28,6 +28,8 @@
  * "eofthen" says its input ended and then sends a request anyway.
  * "ctrlbytes" (client role, regress/core-limits.sh) sends a call whose
  * JSON toward the upstream would be six times its frame.
+ * "flood" (client role, regress/session-memory.sh) sends calls faster
+ * than a starting session can take them, as large as frames may be.
  * "approve" (client role, regress/approval-signed.sh) breaks nothing: it
  * plays a client on its own, declares elicitation and accepts every
  * question, the one lie the monitor cannot see through.
@@ -39,6 +41,7 @@
 #include <netinet/in.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -324,6 +327,110 @@ ctrl_client(struct buf *b, int nrole)
 	}
 }
 
+/*
+ * One frame from the monitor, if there is one (wait: block for it), as
+ * the line the real worker would write to stdout.  Returns the answer's
+ * integer id, -1 for anything else, -2 when there was nothing.
+ */
+static int64_t
+relay_one(struct frame_rx *rx, struct buf *out, int wait)
+{
+	struct frame_msg fm;
+	struct pollfd pfd = { BNC_CHILD_FD, POLLIN, 0 };
+	struct rpc m;
+	int64_t id = -1;
+	int got;
+
+	for (;;) {
+		if (poll(&pfd, 1, wait ? -1 : 0) == 0)
+			return -2;
+		if ((got = frame_recv(BNC_CHILD_FD, rx, &fm)) == 0)
+			continue;
+		if (got == -BNC_ERR_AGAIN) {
+			if (!wait)
+				return -2;
+			continue;
+		}
+		break;
+	}
+	if (got < 0)
+		_exit(got == -BNC_ERR_EOF ? 0 : 2);
+	if (fm.type == MSG_RPC_OUT &&
+	    msg_rpc_get(fm.payload, &m, BNC_MSG_MAX_DEFAULT) == 0) {
+		buf_reset(out);
+		if (rpc_render(out, &m) != 0 || write(STDOUT_FILENO,
+		    buf_ptr(out), buf_len(out)) != (ssize_t)buf_len(out))
+			_exit(2);
+		if ((m.kind == RPC_RESULT || m.kind == RPC_ERROR) &&
+		    m.id.type == RPC_ID_INT)
+			id = m.id.n;
+		msg_rpc_free(&m);
+	}
+	frame_msg_clear(&fm);
+	return id;
+}
+
+/*
+ * "flood" (client role, regress/session-memory.sh): what a client worker
+ * hijacked by its input can make the monitor hold.  It says initialize
+ * and, without waiting for the answer, EVIL_FLOOD_N calls of add whose
+ * padding argument is EVIL_FLOOD_SIZE bytes (each frame up to the
+ * monitor's max_message), then ping.  Answers go to its stdout as the
+ * real worker's would; once all are in, its input "ends".
+ */
+static void
+flood_client(struct buf *b, int nrole)
+{
+	struct frame_rx rx;
+	struct value *p, *args;
+	struct buf *out = buf_new();
+	const char *e;
+	size_t n = 1000, size = 1000, i, left;
+	int64_t id;
+	char *pad;
+
+	if ((e = getenv("EVIL_FLOOD_N")) != NULL)
+		n = strtoul(e, NULL, 10);
+	if ((e = getenv("EVIL_FLOOD_SIZE")) != NULL)
+		size = strtoul(e, NULL, 10);
+	if ((pad = malloc(size + 1)) == NULL)
+		_exit(2);
+	memset(pad, 'x', size);
+	pad[size] = '\0';
+	hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
+	send_msg(MSG_HELLO, b, -1);
+	frame_rx_init(&rx, MSG_DIR_MONITOR_TO_WORKER, BNC_MSG_MAX_DEFAULT);
+	p = value_object();
+	value_object_put(p, "protocolVersion", value_string("2025-11-25"));
+	value_object_put(p, "capabilities", value_object());
+	value_object_put(p, "clientInfo", value_object());
+	send_rpc(b, RPC_REQUEST, 0, "initialize", p, NULL);
+	left = n + 2;
+	for (i = 1; i <= n; i++) {
+		args = value_object();
+		value_object_put(args, "a", value_int(1));
+		value_object_put(args, "b", value_int(2));
+		value_object_put(args, "pad", value_string(pad));
+		p = value_object();
+		value_object_put(p, "name", value_string("add"));
+		value_object_put(p, "arguments", args);
+		send_rpc(b, RPC_REQUEST, (int64_t)i, "tools/call", p, NULL);
+		/* read what is there, so neither side waits on the other */
+		while ((id = relay_one(&rx, out, 0)) != -2)
+			if (id >= 0)
+				left--;
+	}
+	send_rpc(b, RPC_REQUEST, (int64_t)n + 1, "ping", NULL, NULL);
+	while (left > 0)
+		if (relay_one(&rx, out, 1) >= 0)
+			left--;
+	buf_reset(b);
+	msg_empty_put(b);
+	send_msg(MSG_INPUT_EOF, b, -1);
+	for (;;)
+		(void)relay_one(&rx, out, 1);
+}
+
 /* What the worker itself does with the same calls: all allowed. */
 static void
 permitted_forms(void)
@@ -538,6 +645,8 @@ main(int argc, char **argv)
 		approve(b, nrole);
 	} else if (strcmp(mode, "ctrlbytes") == 0) {
 		ctrl_client(b, nrole);
+	} else if (strcmp(mode, "flood") == 0) {
+		flood_client(b, nrole);
 	} else if (strcmp(mode, "exit") == 0) {
 		hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
 		send_msg(MSG_HELLO, b, -1);

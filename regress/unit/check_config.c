@@ -140,6 +140,23 @@ START_TEST(test_command_line)
 }
 END_TEST
 
+START_TEST(test_max_session_memory)
+{
+	ck_assert_int_eq(load("max_message: 4096\n"), 0);
+	ck_assert_uint_eq(cfg.max_session_memory, BNC_SESSION_MEMORY_DEFAULT);
+	ck_assert_int_eq(load("max_session_memory: 4194304\n"), 0);
+	ck_assert_uint_eq(cfg.max_session_memory, 4194304);
+	ck_assert_int_eq(load("max_session_memory: 68719476736\n"), 0);
+	ck_assert_uint_eq(cfg.max_session_memory, 68719476736ULL);
+	expect_error("max_session_memory: 4194303\n", 1,
+	    "max_session_memory");
+	expect_error("max_session_memory: 68719476737\n", 1,
+	    "max_session_memory");
+	expect_error("max_session_memory: 64M\n", 1, "max_session_memory");
+	expect_error("max_session_memory: -1\n", 1, "max_session_memory");
+}
+END_TEST
+
 START_TEST(test_max_message_limits)
 {
 	ck_assert_int_eq(load("max_message: 4096\n"), 0);
@@ -233,6 +250,7 @@ config_suite(void)
 	tc = tcase_create("limits");
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_max_message_limits);
+	tcase_add_test(tc, test_max_session_memory);
 	tcase_add_test(tc, test_upstream_name_limits);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors");

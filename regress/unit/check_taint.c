@@ -1537,6 +1537,51 @@ START_TEST(test_payload_not_base64)
 }
 END_TEST
 
+/*
+ * The cap the monitor derives from max_session_memory, and the bound
+ * it sets aside for the index: an index filled past its cap with varied
+ * output (so that its tables grow) holds no more than that bound.
+ */
+START_TEST(test_memory_bound)
+{
+	struct taint *t;
+	char line[128];
+	size_t cap, i;
+	uint64_t x = 88172645463325252ULL;
+
+	cap = taint_cap_for((size_t)BNC_SESSION_MEMORY_DEFAULT / 100 *
+	    BNC_TAINT_SHARE_PCT);
+	ck_assert_uint_eq(cap, 4 * 1024 * 1024);
+	ck_assert_uint_le(taint_memory_bound(cap),
+	    (size_t)BNC_SESSION_MEMORY_DEFAULT / 100 * BNC_TAINT_SHARE_PCT);
+	ck_assert_uint_gt(taint_memory_bound(2 * cap),
+	    (size_t)BNC_SESSION_MEMORY_DEFAULT / 100 * BNC_TAINT_SHARE_PCT);
+	ck_assert_uint_eq(taint_cap_for(taint_memory_bound(
+	    BNC_TAINT_CAP_MIN) - 1), 0);
+	ck_assert_uint_eq(taint_cap_for(taint_memory_bound(
+	    BNC_TAINT_CAP_MIN)), BNC_TAINT_CAP_MIN);
+	/* the smallest budget still has an index */
+	ck_assert_uint_gt(taint_cap_for((size_t)BNC_SESSION_MEMORY_MIN /
+	    100 * BNC_TAINT_SHARE_PCT), 0);
+
+	t = taint_new_keyed(cap, 1);
+	for (i = 0; taint_retained(t) < cap || !taint_strict(t); i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		snprintf(line, sizeof(line), "row %zu word%llx mail "
+		    "u%llx@h%llx.example https://s%llx.example/p%zu", i,
+		    (unsigned long long)(x & 0xffffff),
+		    (unsigned long long)(x >> 40),
+		    (unsigned long long)((x >> 20) & 0xfff),
+		    (unsigned long long)((x >> 8) & 0xffff), i);
+		taint_add_text(t, line, strlen(line));
+	}
+	ck_assert_uint_le(taint_bytes(t), taint_memory_bound(cap));
+	taint_free(t);
+}
+END_TEST
+
 static Suite *
 taint_suite(void)
 {
@@ -1596,6 +1641,7 @@ taint_suite(void)
 	tcase_add_test(tc, test_odd_trees);
 	tcase_add_test(tc, test_payload_binary);
 	tcase_add_test(tc, test_payload_not_base64);
+	tcase_add_test(tc, test_memory_bound);
 	suite_add_tcase(su, tc);
 	return su;
 }
