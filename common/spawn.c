@@ -4,7 +4,8 @@
  * The child gets exactly fds 0-4 as specified; nothing else of the
  * parent's survives exec.  The layout is built with dup() onto high
  * numbers first so that a source fd that happens to be 0..4 is not
- * clobbered before it is moved.
+ * clobbered before it is moved.  A child never keeps a setgid monitor's
+ * group: it runs with the invoking user's gid, or not at all.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -59,6 +60,33 @@ child_fail(const char *what, const char *path)
 	_exit(127);
 }
 
+/*
+ * A setgid monitor (packaged mode) runs with the _bouncer group, which
+ * owns the audit log and, later, the consent keys.  No child gets it:
+ * an upstream is the user's own program, and a worker parses hostile
+ * bytes.  Real, effective and saved gid all become the real gid, and,
+ * as OpenSSH's permanently_set_uid() does, the result is read back: a
+ * child that still holds the group never reaches exec.
+ */
+static void
+child_drop_gid(void)
+{
+	gid_t r, e, sv;
+
+	if (getresgid(&r, &e, &sv) == -1)
+		child_fail("getresgid", NULL);
+	if (e == r && sv == r)
+		return;
+	if (setresgid(r, r, r) == -1)
+		child_fail("setresgid", NULL);
+	if (getresgid(&r, &e, &sv) == -1)
+		child_fail("getresgid", NULL);
+	if (e != r || sv != r) {
+		errno = EPERM;
+		child_fail("setresgid", "(a group stayed)");
+	}
+}
+
 static void
 child_setup(const struct spawn_spec *s)
 {
@@ -104,6 +132,8 @@ child_setup(const struct spawn_spec *s)
 	for (i = 1; i < NSIG; i++)
 		if (i != SIGKILL && i != SIGSTOP)
 			signal(i, SIG_DFL);
+	/* after the layout, so that a failure reaches the child's stderr */
+	child_drop_gid();
 	if (s->new_session)
 		setsid();
 	if (s->cwd != NULL && chdir(s->cwd) == -1)

@@ -3,7 +3,9 @@
  *
  * fd 0, 1, 2 as given (or /dev/null), fd 3 the monitor socket, fd 4 an
  * optional extra (a carrier's credential); everything from fd 5 up is
- * closed before exec.  Signals are reset to default in the child.
+ * closed before exec.  Signals are reset to default in the child, and a
+ * setgid parent's group is dropped: the child's real, effective and
+ * saved gid are all the parent's real gid, or the child exits 127.
  */
 #ifndef BNC_SPAWN_H
 #define BNC_SPAWN_H
@@ -25,8 +27,9 @@ struct spawn_spec {
 };
 
 void	spawn_spec_init(struct spawn_spec *);
-/* Returns 0 with *pidp set, or a negative code; exec failure is reported
- * by the child exiting 127 with a message on stderr. */
+/* Returns 0 with *pidp set, or a negative code; a failure in the child
+ * (exec, the fd layout, the group drop) is reported by the child exiting
+ * 127 with a message on its stderr (fd_err). */
 int	spawn_child(const struct spawn_spec *, pid_t *pidp);
 
 #endif /* BNC_SPAWN_H */
