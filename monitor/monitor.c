@@ -12,6 +12,7 @@
 #endif
 
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -384,6 +385,14 @@ main(int argc, char **argv)
 	size_t i, tcap;
 
 	log_init("bouncer-monitor", level);
+	/*
+	 * Before anything is read: upstream servers run unconfined as the
+	 * same user, and a dumpable monitor would let them ptrace it or
+	 * read /proc/PID/mem, where its policy, approvals and (later)
+	 * consent keys are.  This also means no core dump.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
+		fatal("prctl(PR_SET_DUMPABLE): %s", strerror(errno));
 	memset(&sess, 0, sizeof(sess));
 	while ((ch = getopt(argc, argv, "+dtvc:f:P:n:u:")) != -1) {
 		switch (ch) {
