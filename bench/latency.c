@@ -564,7 +564,11 @@ placement_arg(const char *s)
 	die("-p: want split, one or free, not \"%s\"", s);
 }
 
-/* The kB value of the line starting with key in a /proc file, or 0. */
+/*
+ * The kB value of the line starting with key in a /proc file, 0 if there
+ * is none, or -1 if the file cannot be opened (smaps_rollup needs ptrace
+ * access, which a non-dumpable process gives only to root).
+ */
 static long
 proc_kib(pid_t pid, const char *file, const char *key)
 {
@@ -575,7 +579,7 @@ proc_kib(pid_t pid, const char *file, const char *key)
 
 	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, file);
 	if ((f = fopen(path, "r")) == NULL)
-		return 0;
+		return -1;
 	while (fgets(line, sizeof(line), f) != NULL)
 		if (strncmp(line, key, klen) == 0) {
 			v = strtol(line + klen, NULL, 10);
@@ -610,7 +614,8 @@ proc_ppid(pid_t pid)
 
 /*
  * Sums VmRSS and Pss over root and its descendants whose executable is
- * not skip (the upstream).  Returns the number of processes summed.
+ * not skip (the upstream).  Returns the number of processes summed; *pss
+ * is -1 if the Pss of one of them could not be read.
  */
 static int
 proc_mem(pid_t root, const char *skip, long *rss, long *pss)
@@ -622,7 +627,8 @@ proc_mem(pid_t root, const char *skip, long *rss, long *pss)
 	struct dirent *de;
 	ssize_t n;
 	DIR *d;
-	int count = 0;
+	long v;
+	int count = 0, unknown = 0;
 
 	*rss = *pss = 0;
 	if ((d = opendir("/proc")) == NULL)
@@ -647,10 +653,16 @@ proc_mem(pid_t root, const char *skip, long *rss, long *pss)
 			if (skip != NULL && strcmp(exe, skip) == 0)
 				continue;
 		}
-		*rss += proc_kib(tree[i], "status", "VmRSS:");
-		*pss += proc_kib(tree[i], "smaps_rollup", "Pss:");
+		if ((v = proc_kib(tree[i], "status", "VmRSS:")) > 0)
+			*rss += v;
+		if ((v = proc_kib(tree[i], "smaps_rollup", "Pss:")) < 0)
+			unknown = 1;
+		else
+			*pss += v;
 		count++;
 	}
+	if (unknown)
+		*pss = -1;
 	return count;
 }
 
@@ -684,6 +696,7 @@ main(int argc, char *argv[])
 	long calls = LAT_CALLS_DEFAULT, warmup = LAT_WARMUP_DEFAULT;
 	long rounds = LAT_ROUNDS_DEFAULT, inflight = LAT_INFLIGHT_DEFAULT;
 	long msglen = LAT_MSGLEN_DEFAULT, i, r, rss, pss;
+	char pssbuf[32];
 	char upexe[PATH_MAX];
 	int ch_opt, t, nargs, nproc;
 
@@ -849,9 +862,13 @@ main(int argc, char *argv[])
 	if (realpath(upstream, upexe) == NULL)
 		die("%s: %s", upstream, strerror(errno));
 	nproc = proc_mem(ch[T_BOUNCER].pid, upexe, &rss, &pss);
-	printf("memory    bouncer  %ld KiB resident, %ld KiB proportional "
+	/* bouncer's processes are not dumpable: only root reads their Pss */
+	snprintf(pssbuf, sizeof(pssbuf), "%ld", pss);
+	printf("memory    bouncer  %ld KiB resident, %s%s "
 	    "(%d processes, the upstream not counted, after %ld calls)\n",
-	    rss, pss, nproc, warmup + calls * rounds * 2);
+	    rss, pss >= 0 ? pssbuf : "proportional unknown (needs root)",
+	    pss >= 0 ? " KiB proportional" : "", nproc,
+	    warmup + calls * rounds * 2);
 
 	for (t = 0; t < T_COUNT; t++)
 		child_close(&ch[t]);
@@ -867,8 +884,9 @@ main(int argc, char *argv[])
 		    all[t].p90, all[t].p99, startup[t], rate[t]);
 	printf(",\"added_p50_us\":%.1f,\"added_p90_us\":%.1f,"
 	    "\"added_startup_us\":%.1f,\"bouncer_rss_kib\":%ld,"
-	    "\"bouncer_pss_kib\":%ld,\"bouncer_procs\":%d}\n", added50,
-	    added90, startup[T_BOUNCER] - startup[T_DIRECT], rss, pss, nproc);
+	    "\"bouncer_pss_kib\":%s,\"bouncer_procs\":%d}\n", added50,
+	    added90, startup[T_BOUNCER] - startup[T_DIRECT], rss,
+	    pss >= 0 ? pssbuf : "null", nproc);
 
 	for (t = 0; t < T_COUNT; t++) {
 		free(samples[t]);
