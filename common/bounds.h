@@ -67,6 +67,16 @@
 #define BNC_CHILD_FD_EXTRA	4		/* a carrier's credential */
 #define BNC_CHILD_FD_FIRST_FREE	5		/* closefrom() starts here */
 
+/* a worker's stderr, a pipe the monitor reads (monitor/errpipe.c); a line
+ * is cut to what fits in one BNC_LOG_LINE_MAX log line */
+#define BNC_CHILD_STDERR_LINES	20		/* lines logged per worker and window */
+#define BNC_CHILD_STDERR_PERIOD_S 1		/* seconds of a window; lines past
+						 * the bound are counted, and the
+						 * count logged once per window */
+#define BNC_CHILD_STDERR_DRAIN	(1024 * 1024)	/* bytes read at once from a dead
+						 * worker's pipe (Linux's largest
+						 * pipe by default) */
+
 /* sandbox rules (DESIGN 2; common/sandbox-seccomp.c) */
 #define BNC_SB_ARGS_MAX		2		/* conditions on one seccomp rule */
 

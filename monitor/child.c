@@ -1,8 +1,9 @@
 /*
  * child.c - start, watch and reap the monitor's children (DESIGN 2, 10).
  *
- * Workers are exec'd fresh with the socket on fd 3 and report MSG_HELLO
- * before anything else.  A worker that says anything else first, sends a
+ * Workers are exec'd fresh with the socket on fd 3, their stderr on a
+ * pipe the monitor reads (errpipe.c), and report MSG_HELLO before
+ * anything else.  A worker that says anything else first, sends a
  * malformed or out-of-direction frame, or dies unexpectedly ends the
  * session.  An upstream server is not trusted either, but it only ever
  * reaches the monitor through its worker.
@@ -27,6 +28,7 @@
 #include "buf.h"
 #include "conffile.h"
 #include "err.h"
+#include "errpipe.h"
 #include "frame.h"
 #include "bounds.h"
 #include "log.h"
@@ -282,13 +284,19 @@ child_spawn_worker(struct session *s, struct child *ch, int role,
 	struct spawn_spec sp;
 	char *argv[12], *envp[1] = { NULL };
 	char path[BNC_PATH_MAX], maxs[32], lvl[8];
-	int sv[2], i = 0, r;
+	int sv[2], ep[2], i = 0, r;
 
 	if (snprintf(path, sizeof(path), "%s/bouncer-worker", s->libexec) >=
 	    (int)sizeof(path))
 		return -BNC_ERR_TOO_LARGE;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
 		return -BNC_ERR_SYS;
+	/* its stderr is ours to read, never the client's log (errpipe.c) */
+	if (pipe2(ep, O_CLOEXEC) == -1) {
+		close(sv[0]);
+		close(sv[1]);
+		return -BNC_ERR_SYS;
+	}
 	snprintf(maxs, sizeof(maxs), "%zu", s->cfg->max_message);
 	snprintf(lvl, sizeof(lvl), "%d", (int)log_get_level());
 	argv[i++] = "bouncer-worker";
@@ -309,15 +317,21 @@ child_spawn_worker(struct session *s, struct child *ch, int role,
 	sp.envp = envp;		/* a worker needs nothing from us */
 	sp.fd_in = fd_in;
 	sp.fd_out = fd_out;
+	sp.fd_err = ep[1];
 	sp.fd_chan = sv[1];
 	if ((r = spawn_child(&sp, &ch->pid)) != 0) {
 		close(sv[0]);
 		close(sv[1]);
+		close(ep[0]);
+		close(ep[1]);
 		return r;
 	}
 	close(sv[1]);
+	close(ep[1]);
 	ch->sock = sv[0];
 	ch->s = s;
+	if ((ch->err = errpipe_open(s->base, ep[0], ch->tag)) == NULL)
+		fatal("%s: cannot read its stderr", ch->tag);
 	set_nonblock(ch->sock);
 	frame_rx_init(&ch->rx, MSG_DIR_WORKER_TO_MONITOR, s->cfg->max_message);
 	ch->ev = event_new(s->base, ch->sock, EV_READ | EV_PERSIST,
@@ -527,5 +541,34 @@ child_reap_wait(struct session *s)
 		s->client.pid = 0;
 		for (i = 0; i < s->nups; i++)
 			s->ups[i].proc.pid = s->ups[i].worker.pid = 0;
+	}
+}
+
+/*
+ * Reads what the workers wrote to stderr and has not been read yet, so
+ * that a dead worker's last words (a failed exec, a sandbox report) are
+ * logged before its death is judged.
+ */
+void
+child_stderr_drain(struct session *s)
+{
+	size_t i;
+
+	errpipe_drain(s->client.err);
+	for (i = 0; i < s->nups; i++)
+		errpipe_drain(s->ups[i].worker.err);
+}
+
+/* At the end: what is left of the workers' stderr, then the pipes go. */
+void
+child_stderr_close(struct session *s)
+{
+	size_t i;
+
+	errpipe_close(s->client.err);
+	s->client.err = NULL;
+	for (i = 0; i < s->nups; i++) {
+		errpipe_close(s->ups[i].worker.err);
+		s->ups[i].worker.err = NULL;
 	}
 }

@@ -75,6 +75,7 @@ cleanup_exit(int code)
 		child_kill_all(s, SIGKILL);
 		while (!child_all_exited(s))
 			child_reap_wait(s);
+		child_stderr_close(s);
 	}
 	_exit(code);
 }
@@ -201,6 +202,7 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 
 	(void)what;
 	if (sig == SIGCHLD) {
+		child_stderr_drain(s);
 		child_reap(s);
 		session_closing_progress(s);
 		return;
@@ -577,6 +579,7 @@ main(int argc, char **argv)
 	event_base_dispatch(sess.base);
 	verbose("session memory: at most %zu of %zu bytes held, besides the "
 	    "taint index", sess.mem.peak, sess.mem.cap);
+	child_stderr_close(&sess);
 	gate_cancel_all(&sess);
 	gate_audit_event(&sess, "shutdown", sess.exit_code == 0 ?
 	    "orderly shutdown" : "session ended on an error");

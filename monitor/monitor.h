@@ -33,6 +33,7 @@
 struct approvals;
 struct ask;
 struct audit;
+struct errpipe;
 struct request;
 struct uritemplate;
 struct config;
@@ -75,6 +76,7 @@ struct child {
 	int		 sock;		/* workers: our end of fd 3 */
 	struct event	*ev;		/* workers: readable */
 	struct event	*wev;		/* workers: writable, while queued */
+	struct errpipe	*err;		/* workers: their stderr, read by us */
 	struct outmsg	*outq, **outq_tail;
 	size_t		 outq_bytes;
 	size_t		 outq_mem;	/* charged to the session */
@@ -327,6 +329,8 @@ void	 child_kill_all(struct session *, int sig);
 int	 child_all_exited(struct session *);
 int	 child_send(struct child *, uint16_t type, const struct buf *);
 int	 child_flush_blocking(struct child *);
+void	 child_stderr_drain(struct session *);
+void	 child_stderr_close(struct session *);
 
 /* session.c: the client side */
 int	 mcp_version_supported(const char *);

@@ -32,7 +32,10 @@
  * than a starting session can take them, as large as frames may be.
  * "approve" (client role, regress/approval-signed.sh) breaks nothing: it
  * plays a client on its own, declares elicitation and accepts every
- * question, the one lie the monitor cannot see through.
+ * question, the one lie the monitor cannot see through.  "stderr"
+ * (client role, regress/worker-stderr.sh) breaks nothing either: it
+ * writes control sequences and a flood to its stderr, then plays the
+ * client as "approve" does.
  */
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -183,6 +186,8 @@ call_params(const char *tool, const char *key, const char *val)
 	return p;
 }
 
+static void	play_client(struct buf *) __attribute__((noreturn));
+
 /*
  * "approve": a client worker hijacked by the bytes it parses.  It needs
  * no client at all: it declares elicitation on its own, calls the tools
@@ -193,6 +198,15 @@ call_params(const char *tool, const char *key, const char *val)
 static void
 approve(struct buf *b, int nrole)
 {
+	hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
+	send_msg(MSG_HELLO, b, -1);
+	play_client(b);
+}
+
+/* The client "approve" plays, once its hello is sent; never returns. */
+static void
+play_client(struct buf *b)
+{
 	struct frame_rx rx;
 	struct frame_msg fm;
 	struct value *p, *caps, *r;
@@ -201,8 +215,6 @@ approve(struct buf *b, int nrole)
 	int64_t id = 1;
 	int left = 0, got;
 
-	hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
-	send_msg(MSG_HELLO, b, -1);
 	caps = value_object();
 	value_object_put(caps, "elicitation", value_object());
 	p = value_object();
@@ -431,6 +443,66 @@ flood_client(struct buf *b, int nrole)
 		(void)relay_one(&rx, out, 1);
 }
 
+/* All n bytes to fd 2, which the monitor reads (monitor/errpipe.c). */
+static void
+put_err(const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(STDERR_FILENO, p, n)) <= 0)
+			_exit(2);
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/*
+ * "stderr" (client role, regress/worker-stderr.sh): confined as
+ * bouncer-worker is and truthful in its hello, it writes to its stderr
+ * what a parser taken over by its input could: terminal control
+ * sequences and a flood of EVIL_STDERR_FLOOD lines.  After a pause past
+ * the monitor's window it writes a line too long for one log line, a
+ * plain one and a last one without its newline.  Then it plays the
+ * client as "approve" does, so the session shows it still works.
+ */
+#define EVIL_STDERR_FLOOD	20000
+
+static void
+stderr_mode(struct buf *b, int nrole)
+{
+	static const char junk[] = "evil: \033[2J clear \007 bell \0 nul "
+	    "\r cr\n";
+	static char big[BNC_LOG_LINE_MAX + 100 + sizeof("TAIL\n")];
+	struct sb_status st;
+	char chunk[4096];
+	size_t len = 0;
+	int i;
+
+	closefrom(BNC_CHILD_FD + 1);
+	if (sandbox_apply(SB_PROFILE_WORKER, BNC_CHILD_FD + 2, &st) != 0)
+		_exit(2);
+	hello(b, st.seccomp, (uint32_t)getpid(), nrole);
+	send_msg(MSG_HELLO, b, -1);
+	put_err(junk, sizeof(junk) - 1);
+	for (i = 1; i <= EVIL_STDERR_FLOOD; i++) {
+		if (len + 32 > sizeof(chunk)) {
+			put_err(chunk, len);
+			len = 0;
+		}
+		len += (size_t)snprintf(chunk + len, sizeof(chunk) - len,
+		    "flood %d\n", i);
+	}
+	put_err(chunk, len);
+	(void)poll(NULL, 0, BNC_CHILD_STDERR_PERIOD_S * 1000 + 500);
+	memset(big, 'x', BNC_LOG_LINE_MAX + 100);
+	memcpy(big + BNC_LOG_LINE_MAX + 100, "TAIL\n", 5);
+	put_err(big, BNC_LOG_LINE_MAX + 100 + 5);
+	put_err("second window\n", 14);
+	put_err("no newline", 10);
+	play_client(b);
+}
+
 /* What the worker itself does with the same calls: all allowed. */
 static void
 permitted_forms(void)
@@ -641,6 +713,8 @@ main(int argc, char **argv)
 		if (msg_rpc_put(b, &m) != 0)
 			_exit(2);
 		send_msg(MSG_RPC_IN, b, -1);
+	} else if (strcmp(mode, "stderr") == 0) {
+		stderr_mode(b, nrole);
 	} else if (strcmp(mode, "approve") == 0) {
 		approve(b, nrole);
 	} else if (strcmp(mode, "ctrlbytes") == 0) {
