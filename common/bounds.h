@@ -73,6 +73,9 @@
 #define BNC_CHILD_STDERR_PERIOD_S 1		/* seconds of a window; lines past
 						 * the bound are counted, and the
 						 * count logged once per window */
+#define BNC_CHILD_LOG_LINES	100		/* log frames of a worker logged per
+						 * window of BNC_CHILD_STDERR_PERIOD_S;
+						 * past it, counted as on stderr */
 #define BNC_CHILD_STDERR_DRAIN	(1024 * 1024)	/* bytes read at once from a dead
 						 * worker's pipe (Linux's largest
 						 * pipe by default) */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "err.h"
 #include "bounds.h"
 #include "log.h"
+#include "utf8.h"
 
 static const char *log_tag = "bouncer";
 static enum bnc_loglevel log_level = LOG_LEVEL_INFO;
@@ -89,15 +91,30 @@ void
 log_escape(char *dst, size_t dstsz, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t i, o = 0;
+	size_t i, o = 0, n;
 	unsigned char c;
+	uint32_t cp;
 
 	if (dstsz == 0)
 		return;
 	for (i = 0; i < len && o + 1 < dstsz; i++) {
 		c = (unsigned char)s[i];
-		if (c >= 0x20 && c != 0x7f) {
+		if (c >= 0x20 && c < 0x7f) {
 			dst[o++] = (char)c;
+			continue;
+		}
+		/*
+		 * Whole characters pass, but not the C1 controls (U+0080 to
+		 * U+009F: U+009B is a terminal's CSI as ESC [ is) nor a byte
+		 * that is no UTF-8: both are shown byte by byte.
+		 */
+		if (c >= 0x80 && (n = utf8_decode(s + i, len - i, &cp)) > 0 &&
+		    cp > 0x9f) {
+			if (o + n >= dstsz)
+				break;
+			memcpy(dst + o, s + i, n);
+			o += n;
+			i += n - 1;
 			continue;
 		}
 		if (o + 4 >= dstsz)

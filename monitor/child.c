@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -222,12 +223,33 @@ void
 session_log_frame(struct child *ch, struct frame_msg *m)
 {
 	struct msg_log l;
+	struct timespec ts;
 	int r;
 
 	if ((r = msg_log_get(m->payload, &l)) != 0)
 		fatal_r(r, "%s: bad log frame", ch->tag);
-	do_log(l.level == LOG_LEVEL_FATAL ? LOG_LEVEL_ERROR : l.level,
-	    NULL, 0, "%s: %s", ch->tag, l.line);
+	/*
+	 * A worker hijacked by its input may send log frames as fast as it
+	 * likes: at most BNC_CHILD_LOG_LINES a window are logged (escaped,
+	 * as every line), and how many were not is said when the next
+	 * window opens.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (ts.tv_sec - ch->log_window >= BNC_CHILD_STDERR_PERIOD_S) {
+		if (ch->log_dropped > 0)
+			error("%s: %lu log line%s dropped (more than %d in %d "
+			    "s)", ch->tag, ch->log_dropped, ch->log_dropped ==
+			    1 ? "" : "s", BNC_CHILD_LOG_LINES,
+			    BNC_CHILD_STDERR_PERIOD_S);
+		ch->log_window = ts.tv_sec;
+		ch->log_lines = 0;
+		ch->log_dropped = 0;
+	}
+	if (ch->log_lines++ < BNC_CHILD_LOG_LINES)
+		do_log(l.level == LOG_LEVEL_FATAL ? LOG_LEVEL_ERROR : l.level,
+		    NULL, 0, "%s: %s", ch->tag, l.line);
+	else
+		ch->log_dropped++;
 	msg_log_free(&l);
 }
 

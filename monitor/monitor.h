@@ -84,6 +84,9 @@ struct child {
 	int		 hello;		/* workers: MSG_HELLO seen */
 	int		 sandbox;	/* from MSG_HELLO */
 	unsigned	 landlock_abi;	/* from MSG_HELLO; 0: none */
+	time_t		 log_window;	/* MSG_LOG: when the window opened */
+	unsigned	 log_lines;	/* logged in it */
+	unsigned long	 log_dropped;	/* dropped in it */
 	int		 input_eof;	/* workers: MSG_INPUT_EOF seen */
 	struct upstream	*up;		/* owner, if any */
 	struct session	*s;

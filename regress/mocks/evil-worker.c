@@ -28,6 +28,8 @@
  * "eofthen" says its input ended and then sends a request anyway.
  * "ctrlbytes" (client role, regress/core-limits.sh) sends a call whose
  * JSON toward the upstream would be six times its frame.
+ * "logflood" (client role, regress/worker-logflood.sh) floods the log
+ * channel with terminal controls.
  * "flood" (client role, regress/session-memory.sh) sends calls faster
  * than a starting session can take them, as large as frames may be.
  * "approve" (client role, regress/approval-signed.sh) breaks nothing: it
@@ -54,6 +56,7 @@
 
 #include "buf.h"
 #include "frame.h"
+#include "log.h"
 #include "bounds.h"
 #include "err.h"
 #include "msg.h"
@@ -503,6 +506,66 @@ stderr_mode(struct buf *b, int nrole)
 	play_client(b);
 }
 
+/* One log frame at level error. */
+static void
+send_log(struct buf *b, const char *line)
+{
+	struct msg_log l;
+
+	l.level = LOG_LEVEL_ERROR;
+	l.line = (char *)(uintptr_t)line;
+	buf_reset(b);
+	if (msg_log_put(b, &l) != 0)
+		_exit(2);
+	send_msg(MSG_LOG, b, -1);
+}
+
+/*
+ * "logflood" (client role, regress/worker-logflood.sh): the log channel
+ * a worker has, used as a hijacked one would: EVIL_LOG_N frames carrying
+ * a terminal's clear-screen and its 8-bit CSI (U+009B), then, past the
+ * window, one more; then a short session of its own (initialize, ping),
+ * whose answers go to its stdout, and its input "ends".
+ */
+static void
+logflood_client(struct buf *b, int nrole)
+{
+	struct frame_rx rx;
+	struct value *p;
+	struct buf *out = buf_new();
+	const char *e;
+	size_t n = 5000, i;
+	int left = 2;
+	char line[128];
+
+	if ((e = getenv("EVIL_LOG_N")) != NULL)
+		n = strtoul(e, NULL, 10);
+	hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
+	send_msg(MSG_HELLO, b, -1);
+	for (i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "flood %zu \033[2J\302\233"
+		    "31m\007", i);
+		send_log(b, line);
+	}
+	usleep(1200 * 1000);
+	send_log(b, "after the window");
+	frame_rx_init(&rx, MSG_DIR_MONITOR_TO_WORKER, BNC_MSG_MAX_DEFAULT);
+	p = value_object();
+	value_object_put(p, "protocolVersion", value_string("2025-11-25"));
+	value_object_put(p, "capabilities", value_object());
+	value_object_put(p, "clientInfo", value_object());
+	send_rpc(b, RPC_REQUEST, 0, "initialize", p, NULL);
+	send_rpc(b, RPC_REQUEST, 1, "ping", NULL, NULL);
+	while (left > 0)
+		if (relay_one(&rx, out, 1) >= 0)
+			left--;
+	buf_reset(b);
+	msg_empty_put(b);
+	send_msg(MSG_INPUT_EOF, b, -1);
+	for (;;)
+		(void)relay_one(&rx, out, 1);
+}
+
 /* What the worker itself does with the same calls: all allowed. */
 static void
 permitted_forms(void)
@@ -721,6 +784,8 @@ main(int argc, char **argv)
 		ctrl_client(b, nrole);
 	} else if (strcmp(mode, "flood") == 0) {
 		flood_client(b, nrole);
+	} else if (strcmp(mode, "logflood") == 0) {
+		logflood_client(b, nrole);
 	} else if (strcmp(mode, "exit") == 0) {
 		hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
 		send_msg(MSG_HELLO, b, -1);
