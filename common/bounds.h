@@ -44,6 +44,9 @@
 /* configuration */
 #define BNC_CONFIG_MAX		(1024 * 1024)	/* bytes of bouncer.yaml */
 #define BNC_UPSTREAMS_MAX	32		/* upstream servers per session */
+#define BNC_CHILDREN_MAX	(2 * BNC_UPSTREAMS_MAX + 16)	/* processes of one
+						 * monitor: the client worker, each
+						 * upstream and its worker, carriers */
 #define BNC_UPSTREAM_NAME_MAX	64		/* bytes of an upstream name */
 #define BNC_ARGV_MAX		256		/* arguments of an upstream command */
 #define BNC_ENV_MAX		256		/* env entries of an upstream */

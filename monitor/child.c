@@ -1,12 +1,16 @@
 /*
- * child.c - start, watch and reap the monitor's children (DESIGN 2, 10).
+ * child.c - start, watch and reap the monitor's children (DESIGN 2, 3, 10).
  *
  * Workers are exec'd fresh with the socket on fd 3, their stderr on a
  * pipe the monitor reads (errpipe.c), and report MSG_HELLO before
- * anything else.  A worker that says anything else first, sends a
- * malformed or out-of-direction frame, or dies unexpectedly ends the
- * session.  An upstream server is not trusted either, but it only ever
- * reaches the monitor through its worker.
+ * anything else.  Each frame a worker sends goes to the handler its
+ * owner's table has for the type, if the worker's permit state allows
+ * it; a frame of another type or state, a malformed or out-of-direction
+ * one, or a file descriptor, ends the session.  What a frame means, and
+ * what a child's exit means, is the owner's (session.c, upstream.c):
+ * this file names none of their functions.  An upstream server is not
+ * trusted either, but it only ever reaches the monitor through its
+ * worker.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -26,19 +30,56 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bounds.h"
 #include "buf.h"
+#include "child.h"
 #include "conffile.h"
 #include "err.h"
 #include "errpipe.h"
 #include "frame.h"
-#include "bounds.h"
 #include "log.h"
-#include "monitor.h"
+#include "memory.h"
 #include "msg.h"
 #include "spawn.h"
 #include "xmalloc.h"
 
 extern char **environ;
+
+static struct child_env env;
+
+/* Every child started, so that reaping and killing need no owner. */
+static struct child *children[BNC_CHILDREN_MAX];
+static size_t nchildren;
+
+void
+child_setup(const struct child_env *e)
+{
+	env = *e;
+}
+
+static void
+child_register(struct child *ch)
+{
+	size_t i;
+
+	for (i = 0; i < nchildren; i++)
+		if (children[i] == ch)
+			return;
+	if (nchildren >= BNC_CHILDREN_MAX)
+		fatal_f("more than %d children", BNC_CHILDREN_MAX);
+	children[nchildren++] = ch;
+}
+
+static struct child *
+child_by_pid(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < nchildren; i++)
+		if (children[i]->pid == pid)
+			return children[i];
+	return NULL;
+}
 
 static void
 set_nonblock(int fd)
@@ -81,7 +122,7 @@ outq_flush(struct child *ch)
 		if (ch->outq == NULL)
 			ch->outq_tail = &ch->outq;
 		ch->outq_bytes -= buf_len(m->payload);
-		mem_release(&ch->s->mem, outmsg_mem(m->payload));
+		mem_release(env.mem, outmsg_mem(m->payload));
 		buf_free(m->payload);
 		free(m);
 	}
@@ -102,12 +143,6 @@ worker_writable(evutil_socket_t fd, short what, void *arg)
 		event_del(ch->wev);
 }
 
-/*
- * Sends b, or queues what the socket does not take now.  Returns 0, or
- * -BNC_ERR_TOO_LARGE when the rest would have to wait and the session's
- * memory has no room for it: nothing of b was sent, and the caller
- * decides (a smaller answer, or the end of the session).
- */
 int
 child_send(struct child *ch, uint16_t type, const struct buf *b)
 {
@@ -118,7 +153,7 @@ child_send(struct child *ch, uint16_t type, const struct buf *b)
 	if (ch->sock == -1)
 		return 0;
 	/* a queue must not start with half a message that then has no room */
-	if (ch->outq != NULL && !mem_fits(&ch->s->mem, outmsg_mem(b)))
+	if (ch->outq != NULL && !mem_fits(env.mem, outmsg_mem(b)))
 		return -BNC_ERR_TOO_LARGE;
 	if (ch->outq == NULL) {
 		r = frame_send_some(ch->sock, type, 0, b, &off, -1);
@@ -133,12 +168,12 @@ child_send(struct child *ch, uint16_t type, const struct buf *b)
 		 * next one finds the queue and no room).
 		 */
 		if (off > 0)
-			mem_force(&ch->s->mem, outmsg_mem(b));
-		else if (mem_charge(&ch->s->mem, outmsg_mem(b)) != 0)
+			mem_force(env.mem, outmsg_mem(b));
+		else if (mem_charge(env.mem, outmsg_mem(b)) != 0)
 			return -BNC_ERR_TOO_LARGE;
-	} else if (mem_charge(&ch->s->mem, outmsg_mem(b)) != 0)
+	} else if (mem_charge(env.mem, outmsg_mem(b)) != 0)
 		return -BNC_ERR_TOO_LARGE;
-	cap = 2 * msg_type_cap(MSG_RPC_OUT, ch->s->cfg->max_message);
+	cap = 2 * msg_type_cap(MSG_RPC_OUT, env.max_message);
 	if (ch->outq_bytes + buf_len(b) > cap)
 		fatal("%s is not reading its socket", ch->tag);
 	m = xcalloc(1, sizeof(*m));
@@ -181,16 +216,41 @@ child_flush_blocking(struct child *ch)
 	return 0;
 }
 
-/* The first frame of a worker must say it is sandboxed. */
+void
+child_close(struct child *ch)
+{
+	if (ch->sock == -1)
+		return;
+	event_del(ch->ev);
+	close(ch->sock);
+	ch->sock = -1;
+}
+
 int
-session_hello(struct child *ch, struct frame_msg *m, int role)
+child_said_hello(const struct child *ch)
+{
+	return (ch->permit & (CHILD_P_RUN | CHILD_P_EOF)) != 0;
+}
+
+int
+child_at_eof(const struct child *ch)
+{
+	return (ch->permit & CHILD_P_EOF) != 0;
+}
+
+void
+child_input_ended(struct child *ch)
+{
+	ch->permit = CHILD_P_EOF;
+}
+
+/* The first frame of a worker must say it is sandboxed. */
+void
+child_hello(struct child *ch, struct frame_msg *m, int role)
 {
 	struct msg_hello h;
 	int r;
 
-	if (m->type != MSG_HELLO)
-		fatal("%s: sent %s before hello", ch->tag,
-		    msg_type_name(m->type));
 	if ((r = msg_hello_get(m->payload, &h)) != 0)
 		fatal_r(r, "%s: bad hello", ch->tag);
 	if (h.role != role || h.pid != (uint32_t)ch->pid)
@@ -211,16 +271,15 @@ session_hello(struct child *ch, struct frame_msg *m, int role)
 #endif
 		fatal("%s: reports no sandbox", ch->tag);
 #endif
-	ch->hello = 1;
+	ch->permit = CHILD_P_RUN;
 	ch->sandbox = h.sandbox;
 	ch->landlock_abi = h.landlock_abi;
 	debug("%s: sandboxed (seccomp %d, landlock ABI %u)", ch->tag,
 	    h.sandbox, h.landlock_abi);
-	return 0;
 }
 
 void
-session_log_frame(struct child *ch, struct frame_msg *m)
+child_log(struct child *ch, struct frame_msg *m)
 {
 	struct msg_log l;
 	struct timespec ts;
@@ -253,6 +312,36 @@ session_log_frame(struct child *ch, struct frame_msg *m)
 	msg_log_free(&l);
 }
 
+/* A frame its table does not take now: the session ends, saying why. */
+static void __attribute__((noreturn))
+out_of_state(struct child *ch, uint16_t type, int known)
+{
+	if (ch->permit & CHILD_P_HELLO)
+		fatal("%s: sent %s before hello", ch->tag,
+		    msg_type_name(type));
+	if (known && (ch->permit & CHILD_P_EOF))
+		fatal("%s: %s after input-eof", ch->tag, msg_type_name(type));
+	fatal("%s: unexpected %s", ch->tag, msg_type_name(type));
+}
+
+static void
+dispatch(struct child *ch, struct frame_msg *m)
+{
+	const struct child_frame *f;
+	size_t i;
+
+	for (i = 0; i < ch->nframes; i++) {
+		f = &ch->frames[i];
+		if (f->type != m->type)
+			continue;
+		if (!(f->permit & ch->permit))
+			out_of_state(ch, m->type, 1);
+		f->fn(ch, m);
+		return;
+	}
+	out_of_state(ch, m->type, 0);
+}
+
 static void
 worker_readable(evutil_socket_t fd, short what, void *arg)
 {
@@ -273,7 +362,7 @@ worker_readable(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		if (r == -BNC_ERR_EOF) {
-			/* It is exiting; child_reap() decides what that means. */
+			/* It is exiting; its owner decides what that means. */
 			event_del(ch->ev);
 			return;
 		}
@@ -283,32 +372,21 @@ worker_readable(evutil_socket_t fd, short what, void *arg)
 			fatal_r(r, "%s: protocol fault", ch->tag);
 		if (m.fd != -1)
 			fatal("%s: unexpected file descriptor", ch->tag);
-		if (!ch->hello) {
-			session_hello(ch, &m, ch->kind == CHILD_WORKER_CLIENT ?
-			    ROLE_WORKER_CLIENT : ROLE_WORKER_UPSTREAM);
-			session_hello_done(ch->s);
-			if (ch->up != NULL && ch->s->state == SESSION_INIT)
-				upstream_start(ch->up);
-		} else if (m.type == MSG_LOG)
-			session_log_frame(ch, &m);
-		else if (ch->kind == CHILD_WORKER_CLIENT)
-			mon_client_frame(ch->s, &m);
-		else
-			mon_upstream_frame(ch->up, &m);
+		dispatch(ch, &m);
 		frame_msg_clear(&m);
 	}
 }
 
 int
-child_spawn_worker(struct session *s, struct child *ch, int role,
-    const char *upname, int fd_in, int fd_out)
+child_spawn_worker(struct child *ch, int role, const char *upname,
+    int fd_in, int fd_out)
 {
 	struct spawn_spec sp;
 	char *argv[12], *envp[1] = { NULL };
 	char path[BNC_PATH_MAX], maxs[32], lvl[8];
 	int sv[2], ep[2], i = 0, r;
 
-	if (snprintf(path, sizeof(path), "%s/bouncer-worker", s->libexec) >=
+	if (snprintf(path, sizeof(path), "%s/bouncer-worker", env.libexec) >=
 	    (int)sizeof(path))
 		return -BNC_ERR_TOO_LARGE;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
@@ -319,7 +397,7 @@ child_spawn_worker(struct session *s, struct child *ch, int role,
 		close(sv[1]);
 		return -BNC_ERR_SYS;
 	}
-	snprintf(maxs, sizeof(maxs), "%zu", s->cfg->max_message);
+	snprintf(maxs, sizeof(maxs), "%zu", env.max_message);
 	snprintf(lvl, sizeof(lvl), "%d", (int)log_get_level());
 	argv[i++] = "bouncer-worker";
 	argv[i++] = "-r";
@@ -348,17 +426,18 @@ child_spawn_worker(struct session *s, struct child *ch, int role,
 		close(ep[1]);
 		return r;
 	}
+	child_register(ch);
 	close(sv[1]);
 	close(ep[1]);
 	ch->sock = sv[0];
-	ch->s = s;
-	if ((ch->err = errpipe_open(s->base, ep[0], ch->tag)) == NULL)
+	ch->permit = CHILD_P_HELLO;
+	if ((ch->err = errpipe_open(env.base, ep[0], ch->tag)) == NULL)
 		fatal("%s: cannot read its stderr", ch->tag);
 	set_nonblock(ch->sock);
-	frame_rx_init(&ch->rx, MSG_DIR_WORKER_TO_MONITOR, s->cfg->max_message);
-	ch->ev = event_new(s->base, ch->sock, EV_READ | EV_PERSIST,
+	frame_rx_init(&ch->rx, MSG_DIR_WORKER_TO_MONITOR, env.max_message);
+	ch->ev = event_new(env.base, ch->sock, EV_READ | EV_PERSIST,
 	    worker_readable, ch);
-	ch->wev = event_new(s->base, ch->sock, EV_WRITE | EV_PERSIST,
+	ch->wev = event_new(env.base, ch->sock, EV_WRITE | EV_PERSIST,
 	    worker_writable, ch);
 	ch->outq = NULL;
 	ch->outq_tail = &ch->outq;
@@ -368,16 +447,16 @@ child_spawn_worker(struct session *s, struct child *ch, int role,
 	return 0;
 }
 
-/* The upstream's environment: ours without bouncer's own secrets. */
+/* A server's environment: ours without bouncer's own secrets. */
 static char **
-upstream_env(const struct upstream_cfg *u)
+server_env(const struct upstream_cfg *u)
 {
-	char **env;
+	char **e;
 	size_t n = 0, i, j, k;
 
 	for (i = 0; environ[i] != NULL; i++)
 		;
-	env = xcalloc(i + u->nenv + 1, sizeof(*env));
+	e = xcalloc(i + u->nenv + 1, sizeof(*e));
 	for (i = 0; environ[i] != NULL; i++) {
 		if (strncmp(environ[i], "BOUNCER_", 8) == 0)
 			continue;
@@ -387,20 +466,20 @@ upstream_env(const struct upstream_cfg *u)
 				break;
 		}
 		if (j == u->nenv)
-			env[n++] = environ[i];
+			e[n++] = environ[i];
 	}
 	for (j = 0; j < u->nenv; j++)
-		env[n++] = u->env[j];
-	env[n] = NULL;
-	return env;
+		e[n++] = u->env[j];
+	e[n] = NULL;
+	return e;
 }
 
 int
-child_spawn_upstream(struct session *s, struct upstream *up)
+child_spawn_server(struct child *proc, struct child *worker,
+    const struct upstream_cfg *u, const char *name, int *in_fd)
 {
-	const struct upstream_cfg *u = up->cfg;
 	struct spawn_spec sp;
-	char **argv = NULL, **env = NULL;
+	char **argv = NULL, **envp = NULL;
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, r = -BNC_ERR_SYS;
 	size_t i;
 
@@ -410,29 +489,30 @@ child_spawn_upstream(struct session *s, struct upstream *up)
 	argv[0] = u->command;
 	for (i = 0; i < u->nargs; i++)
 		argv[i + 1] = u->args[i];
-	env = upstream_env(u);
+	envp = server_env(u);
 	spawn_spec_init(&sp);
 	sp.path = u->command;
 	sp.argv = argv;
-	sp.envp = env;
+	sp.envp = envp;
 	sp.cwd = u->cwd;
 	sp.fd_in = in[0];
 	sp.fd_out = out[1];
-	if ((r = spawn_child(&sp, &up->proc.pid)) != 0)
+	if ((r = spawn_child(&sp, &proc->pid)) != 0)
 		goto out;
-	debug("%s: started, pid %ld", up->proc.tag, (long)up->proc.pid);
+	child_register(proc);
+	debug("%s: started, pid %ld", proc->tag, (long)proc->pid);
 	close(in[0]);
 	close(out[1]);
 	in[0] = out[1] = -1;
-	up->in_fd = in[1];
+	*in_fd = in[1];
 	in[1] = -1;
-	set_nonblock(up->in_fd);
-	r = child_spawn_worker(s, &up->worker, ROLE_WORKER_UPSTREAM, up->name,
-	    out[0], SPAWN_DEVNULL);
+	set_nonblock(*in_fd);
+	r = child_spawn_worker(worker, ROLE_WORKER_UPSTREAM, name, out[0],
+	    SPAWN_DEVNULL);
  out:
 	if (r != 0)
-		error("upstream %s: cannot start %s: %s", up->name,
-		    u->command, strerror(errno));
+		error("upstream %s: cannot start %s: %s", name, u->command,
+		    strerror(errno));
 	for (i = 0; i < 2; i++) {
 		if (in[i] != -1)
 			close(in[i]);
@@ -440,12 +520,12 @@ child_spawn_upstream(struct session *s, struct upstream *up)
 			close(out[i]);
 	}
 	free(argv);
-	free(env);
+	free(envp);
 	return r;
 }
 
-static const char *
-describe_status(int st, char *buf, size_t len)
+const char *
+child_describe(int st, char *buf, size_t len)
 {
 	if (WIFEXITED(st))
 		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
@@ -458,111 +538,71 @@ describe_status(int st, char *buf, size_t len)
 	return buf;
 }
 
-static struct child *
-child_by_pid(struct session *s, pid_t pid)
-{
-	size_t i;
-
-	if (s->client.pid == pid)
-		return &s->client;
-	for (i = 0; i < s->nups; i++) {
-		if (s->ups[i].proc.pid == pid)
-			return &s->ups[i].proc;
-		if (s->ups[i].worker.pid == pid)
-			return &s->ups[i].worker;
-	}
-	return NULL;
-}
-
 void
-child_reap(struct session *s)
+child_reap(void)
 {
 	struct child *ch;
-	char desc[128];
 	pid_t pid;
 	int st;
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		if ((ch = child_by_pid(s, pid)) == NULL)
+		if ((ch = child_by_pid(pid)) == NULL)
 			continue;
 		ch->pid = 0;
 		ch->status = st;
-		describe_status(st, desc, sizeof(desc));
-		if (ch->kind == CHILD_UPSTREAM) {
-			if (s->state == SESSION_CLOSING)
-				debug("%s %s", ch->tag, desc);
-			else {
-				logit("%s %s", ch->tag, desc);
-				gate_audit_event(s, "upstream-exit", desc);
-			}
-			continue;
-		}
-		/* A worker may only leave when we told it to. */
-		if (!s->force_close && (s->state != SESSION_CLOSING ||
-		    ch->sock != -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0))
-			fatal("%s %s", ch->tag, desc);
-		debug("%s %s", ch->tag, desc);
+		if (ch->exited != NULL)
+			ch->exited(ch, st);
 	}
 }
 
 void
-child_kill_all(struct session *s, int sig)
+child_kill_all(int sig)
 {
 	size_t i;
 
-	if (s->client.pid > 0)
-		kill(s->client.pid, sig);
-	for (i = 0; i < s->nups; i++) {
-		if (s->ups[i].proc.pid > 0)
-			kill(s->ups[i].proc.pid, sig);
-		if (s->ups[i].worker.pid > 0)
-			kill(s->ups[i].worker.pid, sig);
-	}
+	for (i = 0; i < nchildren; i++)
+		if (children[i]->pid > 0)
+			kill(children[i]->pid, sig);
 }
 
 int
-child_all_exited(struct session *s)
+child_all_exited(void)
 {
 	size_t i;
 
-	if (s->client.pid > 0)
-		return 0;
-	for (i = 0; i < s->nups; i++)
-		if (s->ups[i].proc.pid > 0 || s->ups[i].worker.pid > 0)
+	for (i = 0; i < nchildren; i++)
+		if (children[i]->pid > 0)
 			return 0;
 	return 1;
 }
 
-/* For cleanup_exit(): reap without judging, never calling fatal(). */
 void
-child_reap_quiet(struct session *s)
+child_reap_quiet(void)
 {
 	struct child *ch;
 	pid_t pid;
 	int st;
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-		if ((ch = child_by_pid(s, pid)) != NULL)
+		if ((ch = child_by_pid(pid)) != NULL)
 			ch->pid = 0;
 }
 
 void
-child_reap_wait(struct session *s)
+child_reap_wait(void)
 {
 	struct child *ch;
 	pid_t pid;
+	size_t i;
 	int st;
 
 	if ((pid = waitpid(-1, &st, 0)) > 0) {
-		if ((ch = child_by_pid(s, pid)) != NULL)
+		if ((ch = child_by_pid(pid)) != NULL)
 			ch->pid = 0;
 	} else if (pid == -1 && errno == ECHILD) {
 		/* Nothing left to wait for: forget them all. */
-		size_t i;
-
-		s->client.pid = 0;
-		for (i = 0; i < s->nups; i++)
-			s->ups[i].proc.pid = s->ups[i].worker.pid = 0;
+		for (i = 0; i < nchildren; i++)
+			children[i]->pid = 0;
 	}
 }
 
@@ -572,25 +612,22 @@ child_reap_wait(struct session *s)
  * logged before its death is judged.
  */
 void
-child_stderr_drain(struct session *s)
+child_stderr_drain(void)
 {
 	size_t i;
 
-	errpipe_drain(s->client.err);
-	for (i = 0; i < s->nups; i++)
-		errpipe_drain(s->ups[i].worker.err);
+	for (i = 0; i < nchildren; i++)
+		errpipe_drain(children[i]->err);
 }
 
 /* At the end: what is left of the workers' stderr, then the pipes go. */
 void
-child_stderr_close(struct session *s)
+child_stderr_close(void)
 {
 	size_t i;
 
-	errpipe_close(s->client.err);
-	s->client.err = NULL;
-	for (i = 0; i < s->nups; i++) {
-		errpipe_close(s->ups[i].worker.err);
-		s->ups[i].worker.err = NULL;
+	for (i = 0; i < nchildren; i++) {
+		errpipe_close(children[i]->err);
+		children[i]->err = NULL;
 	}
 }

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #include "approvals.h"
 #include "audit.h"
 #include "buf.h"
+#include "child.h"
 #include "conffile.h"
 #include "mcpconfig.h"
 #include "policy.h"
@@ -67,15 +69,15 @@ cleanup_exit(int code)
 			s->audit = NULL;
 		}
 		s->state = SESSION_CLOSING;
-		child_kill_all(s, SIGTERM);
-		for (i = 0; i < 100 && !child_all_exited(s); i++) {
+		child_kill_all(SIGTERM);
+		for (i = 0; i < 100 && !child_all_exited(); i++) {
 			usleep(10000);
-			child_reap_quiet(s);
+			child_reap_quiet();
 		}
-		child_kill_all(s, SIGKILL);
-		while (!child_all_exited(s))
-			child_reap_wait(s);
-		child_stderr_close(s);
+		child_kill_all(SIGKILL);
+		while (!child_all_exited())
+			child_reap_wait();
+		child_stderr_close();
 	}
 	_exit(code);
 }
@@ -87,7 +89,7 @@ log_cleanup(int code)
 }
 
 static void
-send_shutdown(struct child *ch)
+send_shutdown(struct session *s, struct child *ch)
 {
 	struct buf *b;
 
@@ -99,13 +101,28 @@ send_shutdown(struct child *ch)
 	buf_free(b);
 	if (child_flush_blocking(ch) != 0) {
 		error("%s does not read its socket; killing it", ch->tag);
-		ch->s->force_close = 1;
+		s->force_close = 1;
 		kill(ch->pid, SIGKILL);
 	}
 	/* From now on its exit is expected and its socket unused. */
-	event_del(ch->ev);
-	close(ch->sock);
-	ch->sock = -1;
+	child_close(ch);
+}
+
+/*
+ * A worker's exit, reported by child.c: a worker may only leave when we
+ * told it to (its socket closed after MSG_SHUTDOWN, status 0), or once
+ * the grace ran out; anything else ends the session.
+ */
+void
+session_worker_exited(struct session *s, struct child *ch, int st)
+{
+	char desc[128];
+
+	child_describe(st, desc, sizeof(desc));
+	if (!s->force_close && (s->state != SESSION_CLOSING ||
+	    ch->sock != -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0))
+		fatal("%s %s", ch->tag, desc);
+	debug("%s %s", ch->tag, desc);
 }
 
 /*
@@ -121,12 +138,12 @@ session_closing_progress(struct session *s)
 		return;
 	for (i = 0; i < s->nups && !s->force_close; i++)
 		if (s->ups[i].proc.pid > 0 || (s->ups[i].worker.pid > 0 &&
-		    !s->ups[i].worker.input_eof))
+		    !child_at_eof(&s->ups[i].worker)))
 			return;
 	for (i = 0; i < s->nups; i++)
-		send_shutdown(&s->ups[i].worker);
-	send_shutdown(&s->client);
-	if (child_all_exited(s))
+		send_shutdown(s, &s->ups[i].worker);
+	send_shutdown(s, &s->client);
+	if (child_all_exited())
 		event_base_loopexit(s->base, NULL);
 }
 
@@ -146,7 +163,7 @@ grace_timeout(evutil_socket_t fd, short what, void *arg)
 		error("children did not finish in time; forcing shutdown");
 		s->force_close = 1;
 		session_closing_progress(s);
-		child_kill_all(s, SIGKILL);
+		child_kill_all(SIGKILL);
 		return;
 	}
 	sig = s->grace_stage++ == 0 ? SIGTERM : SIGKILL;
@@ -202,8 +219,8 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 
 	(void)what;
 	if (sig == SIGCHLD) {
-		child_stderr_drain(s);
-		child_reap(s);
+		child_stderr_drain();
+		child_reap();
 		session_closing_progress(s);
 		return;
 	}
@@ -220,7 +237,8 @@ start_timeout(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	for (i = 0; i < s->nups; i++)
-		if (!s->ups[i].worker.hello || !s->client.hello)
+		if (!child_said_hello(&s->ups[i].worker) ||
+		    !child_said_hello(&s->client))
 			fatal("a worker did not report ready in time");
 	if (s->state != SESSION_INIT && s->state != SESSION_DRAIN)
 		return;
@@ -242,11 +260,11 @@ session_hello_done(struct session *s)
 	unsigned abi;
 	size_t i;
 
-	if (s->started || !s->client.hello)
+	if (s->started || !child_said_hello(&s->client))
 		return;
 	abi = s->client.landlock_abi;
 	for (i = 0; i < s->nups; i++) {
-		if (!s->ups[i].worker.hello)
+		if (!child_said_hello(&s->ups[i].worker))
 			return;
 		if (s->ups[i].worker.landlock_abi < abi)
 			abi = s->ups[i].worker.landlock_abi;
@@ -381,6 +399,7 @@ main(int argc, char **argv)
 	const char *cfgpath = NULL, *name = "upstream", *env;
 	const char *upolicy = NULL, *mcpfile = NULL, *mcpname = NULL;
 	struct audit *audit = NULL;
+	struct child_env cenv;
 	uint8_t rnd[16];
 	char err[1024], *defpath = NULL, cwd[BNC_PATH_MAX];
 	int ch, test = 0, r;
@@ -541,11 +560,14 @@ main(int argc, char **argv)
 	sess.grace_timer = evtimer_new(sess.base, grace_timeout, &sess);
 	sess.start_timer = evtimer_new(sess.base, start_timeout, &sess);
 
-	sess.client.kind = CHILD_WORKER_CLIENT;
-	sess.client.tag = xstrdup("worker:client");
-	sess.client.sock = -1;
-	if ((r = child_spawn_worker(&sess, &sess.client, ROLE_WORKER_CLIENT,
-	    NULL, STDIN_FILENO, STDOUT_FILENO)) != 0)
+	cenv.base = sess.base;
+	cenv.libexec = sess.libexec;
+	cenv.max_message = cfg.max_message;
+	cenv.mem = &sess.mem;
+	child_setup(&cenv);
+	client_worker_init(&sess);
+	if ((r = child_spawn_worker(&sess.client, ROLE_WORKER_CLIENT, NULL,
+	    STDIN_FILENO, STDOUT_FILENO)) != 0)
 		fatal_r(r, "cannot start the client worker");
 	/* stdout is the client's MCP channel: nothing of ours may reach it. */
 	stdio_to_devnull();
@@ -560,16 +582,9 @@ main(int argc, char **argv)
 		up->name = cfg.ups[i].name;
 		up->in_fd = -1;
 		up->next_id = 1;
-		up->proc.kind = CHILD_UPSTREAM;
-		up->proc.sock = -1;
-		up->proc.up = up;
-		up->proc.s = &sess;
-		xasprintf(&up->proc.tag, "upstream:%s", up->name);
-		up->worker.kind = CHILD_WORKER_UPSTREAM;
-		up->worker.sock = -1;
-		up->worker.up = up;
-		xasprintf(&up->worker.tag, "worker:upstream:%s", up->name);
-		if ((r = child_spawn_upstream(&sess, up)) != 0)
+		upstream_children_init(up);
+		if ((r = child_spawn_server(&up->proc, &up->worker, up->cfg,
+		    up->name, &up->in_fd)) != 0)
 			fatal("upstream %s: cannot start", up->name);
 		upstream_setup_io(up);
 	}
@@ -579,7 +594,7 @@ main(int argc, char **argv)
 	event_base_dispatch(sess.base);
 	verbose("session memory: at most %zu of %zu bytes held, besides the "
 	    "taint index", sess.mem.peak, sess.mem.cap);
-	child_stderr_close(&sess);
+	child_stderr_close();
 	gate_cancel_all(&sess);
 	gate_audit_event(&sess, "shutdown", sess.exit_code == 0 ?
 	    "orderly shutdown" : "session ended on an error");

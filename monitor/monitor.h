@@ -26,6 +26,7 @@
 #include <event2/buffer.h>
 
 #include "bounds.h"
+#include "child.h"
 #include "frame.h"
 #include "memory.h"
 #include "msg.h"
@@ -50,47 +51,8 @@ enum session_state {
 	SESSION_CLOSING
 };
 
-enum child_kind {
-	CHILD_WORKER_CLIENT = 1,
-	CHILD_WORKER_UPSTREAM,
-	CHILD_UPSTREAM
-};
-
 struct upstream;
 struct session;
-
-/* A message waiting for room on a worker's socket. */
-struct outmsg {
-	struct outmsg	*next;
-	uint16_t	 type;
-	struct buf	*payload;
-	size_t		 off;		/* payload bytes already sent */
-};
-
-/* A process the monitor started. */
-struct child {
-	enum child_kind	 kind;
-	char		*tag;		/* log tag */
-	pid_t		 pid;		/* 0 once reaped */
-	int		 status;	/* wait status once reaped */
-	int		 sock;		/* workers: our end of fd 3 */
-	struct event	*ev;		/* workers: readable */
-	struct event	*wev;		/* workers: writable, while queued */
-	struct errpipe	*err;		/* workers: their stderr, read by us */
-	struct outmsg	*outq, **outq_tail;
-	size_t		 outq_bytes;
-	size_t		 outq_mem;	/* charged to the session */
-	struct frame_rx	 rx;
-	int		 hello;		/* workers: MSG_HELLO seen */
-	int		 sandbox;	/* from MSG_HELLO */
-	unsigned	 landlock_abi;	/* from MSG_HELLO; 0: none */
-	time_t		 log_window;	/* MSG_LOG: when the window opened */
-	unsigned	 log_lines;	/* logged in it */
-	unsigned long	 log_dropped;	/* dropped in it */
-	int		 input_eof;	/* workers: MSG_INPUT_EOF seen */
-	struct upstream	*up;		/* owner, if any */
-	struct session	*s;
-};
 
 /* What an outstanding request toward an upstream is for. */
 enum pending_kind {
@@ -320,20 +282,7 @@ void	 cleanup_exit(int) __attribute__((noreturn));
 void	 session_end(struct session *, int code);
 void	 session_closing_progress(struct session *);
 void	 session_hello_done(struct session *);
-
-/* child.c */
-int	 child_spawn_worker(struct session *, struct child *, int role,
-	    const char *upname, int fd_in, int fd_out);
-int	 child_spawn_upstream(struct session *, struct upstream *);
-void	 child_reap(struct session *);
-void	 child_reap_quiet(struct session *);
-void	 child_reap_wait(struct session *);
-void	 child_kill_all(struct session *, int sig);
-int	 child_all_exited(struct session *);
-int	 child_send(struct child *, uint16_t type, const struct buf *);
-int	 child_flush_blocking(struct child *);
-void	 child_stderr_drain(struct session *);
-void	 child_stderr_close(struct session *);
+void	 session_worker_exited(struct session *, struct child *, int status);
 
 /* session.c: the client side */
 int	 mcp_version_supported(const char *);
@@ -345,7 +294,6 @@ void	 client_send_result(struct session *, const struct rpc_id *,
 	    struct value *);
 void	 client_notify(struct session *, const char *method,
 	    struct value *params);
-void	 mon_client_frame(struct session *, struct frame_msg *);
 void	 session_upstream_ready(struct session *);
 void	 session_check_drained(struct session *);
 void	 session_relay_request(struct session *, struct upstream *,
@@ -353,8 +301,7 @@ void	 session_relay_request(struct session *, struct upstream *,
 void	 session_relay_cancel(struct session *, struct upstream *,
 	    const struct value *params);
 void	 session_upstream_gone(struct session *, struct upstream *);
-void	 session_log_frame(struct child *, struct frame_msg *);
-int	 session_hello(struct child *, struct frame_msg *, int role);
+void	 client_worker_init(struct session *);
 
 /* upstream.c */
 void	 upstream_start(struct upstream *);
@@ -375,7 +322,7 @@ void	 upstream_reply(struct upstream *, const struct rpc_id *,
 	    struct value *result);
 void	 upstream_reply_error(struct upstream *, const struct rpc_id *,
 	    int64_t code, const char *msg);
-void	 mon_upstream_frame(struct upstream *, struct frame_msg *);
+void	 upstream_children_init(struct upstream *);
 struct pending *upstream_find_cid(struct upstream *, const struct rpc_id *);
 void	 upstream_drop_pending(struct upstream *, struct pending *);
 /* The memory a request sent with params keeps while in flight. */

@@ -676,7 +676,7 @@ session_upstream_gone(struct session *s, struct upstream *up)
 	while (up->npend > 0) {
 		p = &up->pend[up->npend - 1];
 		/* After the client's EOF, no answer is owed any more. */
-		if (p->kind == PEND_FORWARD && !s->client.input_eof)
+		if (p->kind == PEND_FORWARD && !child_at_eof(&s->client))
 			client_send_error(s, &p->cid, -32603, msg);
 		upstream_drop_pending(up, p);
 	}
@@ -772,45 +772,82 @@ replay_queued(struct session *s, int failed)
 	free(q);
 }
 
-void
-mon_client_frame(struct session *s, struct frame_msg *fm)
+/* The client worker's frames (child.c dispatches by this table). */
+
+static void
+client_hello(struct child *ch, struct frame_msg *fm)
 {
-	struct msg_rpc_bad bad;
+	child_hello(ch, fm, ROLE_WORKER_CLIENT);
+	session_hello_done(ch->owner);
+}
+
+static void
+client_rpc_in(struct child *ch, struct frame_msg *fm)
+{
+	struct session *s = ch->owner;
 	struct rpc m;
 	int r;
 
-	/* After its input ended, a worker has nothing left to say. */
-	if (s->client.input_eof)
-		fatal("%s: %s after input-eof", s->client.tag,
-		    msg_type_name(fm->type));
-	switch (fm->type) {
-	case MSG_RPC_IN:
-		if ((r = msg_rpc_get(fm->payload, &m,
-		    s->cfg->max_message)) != 0)
-			fatal_r(r, "%s: bad rpc frame", s->client.tag);
-		client_message(s, &m);
-		break;
-	case MSG_RPC_BAD:
-		if ((r = msg_rpc_bad_get(fm->payload, &bad)) != 0)
-			fatal_r(r, "%s: bad frame", s->client.tag);
-		/* A broken response is never answered: it would loop. */
-		if (bad.was_response)
-			debug("client sent a broken response: %s", bad.message);
-		else
-			client_send_error(s, &bad.id, bad.code, bad.message);
-		msg_rpc_bad_free(&bad);
-		break;
-	case MSG_INPUT_EOF:
-		if (msg_empty_get(fm->payload) != 0)
-			fatal("%s: bad input-eof", s->client.tag);
-		s->client.input_eof = 1;
-		debug("client closed its input");
-		if (s->state < SESSION_DRAIN)
-			s->state = SESSION_DRAIN;
-		session_check_drained(s);
-		break;
-	default:
-		fatal("%s: unexpected %s", s->client.tag,
-		    msg_type_name(fm->type));
-	}
+	if ((r = msg_rpc_get(fm->payload, &m, s->cfg->max_message)) != 0)
+		fatal_r(r, "%s: bad rpc frame", ch->tag);
+	client_message(s, &m);
+}
+
+static void
+client_rpc_bad(struct child *ch, struct frame_msg *fm)
+{
+	struct session *s = ch->owner;
+	struct msg_rpc_bad bad;
+	int r;
+
+	if ((r = msg_rpc_bad_get(fm->payload, &bad)) != 0)
+		fatal_r(r, "%s: bad frame", ch->tag);
+	/* A broken response is never answered: it would loop. */
+	if (bad.was_response)
+		debug("client sent a broken response: %s", bad.message);
+	else
+		client_send_error(s, &bad.id, bad.code, bad.message);
+	msg_rpc_bad_free(&bad);
+}
+
+static void
+client_input_eof(struct child *ch, struct frame_msg *fm)
+{
+	struct session *s = ch->owner;
+
+	if (msg_empty_get(fm->payload) != 0)
+		fatal("%s: bad input-eof", ch->tag);
+	child_input_ended(ch);
+	debug("client closed its input");
+	if (s->state < SESSION_DRAIN)
+		s->state = SESSION_DRAIN;
+	session_check_drained(s);
+}
+
+static void
+client_worker_exited(struct child *ch, int status)
+{
+	session_worker_exited(ch->owner, ch, status);
+}
+
+static const struct child_frame client_frames[] = {
+	{ MSG_HELLO,	 CHILD_P_HELLO,			client_hello },
+	{ MSG_LOG,	 CHILD_P_RUN | CHILD_P_EOF,	child_log },
+	{ MSG_RPC_IN,	 CHILD_P_RUN,			client_rpc_in },
+	{ MSG_RPC_BAD,	 CHILD_P_RUN,			client_rpc_bad },
+	{ MSG_INPUT_EOF, CHILD_P_RUN,			client_input_eof },
+};
+
+void
+client_worker_init(struct session *s)
+{
+	struct child *ch = &s->client;
+
+	ch->kind = CHILD_WORKER_CLIENT;
+	ch->tag = xstrdup("worker:client");
+	ch->sock = -1;
+	ch->frames = client_frames;
+	ch->nframes = sizeof(client_frames) / sizeof(client_frames[0]);
+	ch->exited = client_worker_exited;
+	ch->owner = s;
 }

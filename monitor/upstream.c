@@ -397,7 +397,7 @@ upstream_start(struct upstream *up)
 	struct session *s = up->s;
 	struct value *params, *info;
 
-	if (up->state != UP_STARTED || !up->worker.hello)
+	if (up->state != UP_STARTED || !child_said_hello(&up->worker))
 		return;
 	params = value_object();
 	value_object_put(params, "protocolVersion", value_string(s->version));
@@ -812,62 +812,123 @@ on_bad_response(struct upstream *up, const struct msg_rpc_bad *bad)
 	free(msg);
 }
 
-void
-mon_upstream_frame(struct upstream *up, struct frame_msg *fm)
+/* An upstream worker's frames (child.c dispatches by this table). */
+
+static void
+up_hello(struct child *ch, struct frame_msg *fm)
 {
-	struct msg_rpc_bad bad;
+	struct upstream *up = ch->owner;
+
+	child_hello(ch, fm, ROLE_WORKER_UPSTREAM);
+	session_hello_done(up->s);
+	if (up->s->state == SESSION_INIT)
+		upstream_start(up);
+}
+
+static void
+up_rpc_in(struct child *ch, struct frame_msg *fm)
+{
+	struct upstream *up = ch->owner;
 	struct rpc m;
+	int r;
+
+	if ((r = msg_rpc_get(fm->payload, &m, up->s->cfg->max_message)) != 0)
+		fatal_r(r, "%s: bad rpc frame", ch->tag);
+	if (up->state == UP_FAILED) {
+		msg_rpc_free(&m);
+		return;
+	}
+	switch (m.kind) {
+	case RPC_RESULT:
+	case RPC_ERROR:
+		on_response(up, &m);
+		break;
+	case RPC_REQUEST:
+		on_request(up, &m);
+		break;
+	case RPC_NOTIFICATION:
+		on_notification(up, &m);
+		break;
+	}
+	msg_rpc_free(&m);
+}
+
+static void
+up_rpc_bad(struct child *ch, struct frame_msg *fm)
+{
+	struct upstream *up = ch->owner;
+	struct msg_rpc_bad bad;
 	char esc[BNC_LOG_LINE_MAX];
 	int r;
 
-	/* After its input ended, a worker has nothing left to say. */
-	if (up->worker.input_eof)
-		fatal("%s: %s after input-eof", up->worker.tag,
-		    msg_type_name(fm->type));
-	switch (fm->type) {
-	case MSG_RPC_IN:
-		if ((r = msg_rpc_get(fm->payload, &m,
-		    up->s->cfg->max_message)) != 0)
-			fatal_r(r, "%s: bad rpc frame", up->worker.tag);
-		if (up->state == UP_FAILED) {
-			msg_rpc_free(&m);
-			return;
-		}
-		switch (m.kind) {
-		case RPC_RESULT:
-		case RPC_ERROR:
-			on_response(up, &m);
-			break;
-		case RPC_REQUEST:
-			on_request(up, &m);
-			break;
-		case RPC_NOTIFICATION:
-			on_notification(up, &m);
-			break;
-		}
-		msg_rpc_free(&m);
-		break;
-	case MSG_RPC_BAD:
-		if ((r = msg_rpc_bad_get(fm->payload, &bad)) != 0)
-			fatal_r(r, "%s: bad frame", up->worker.tag);
-		log_escape(esc, sizeof(esc), bad.message, strlen(bad.message));
-		error("upstream %s: unusable output line dropped: %s",
-		    up->name, esc);
-		if (up->state != UP_FAILED)
-			on_bad_response(up, &bad);
-		msg_rpc_bad_free(&bad);
-		break;
-	case MSG_INPUT_EOF:
-		if (msg_empty_get(fm->payload) != 0)
-			fatal("%s: bad input-eof", up->worker.tag);
-		up->worker.input_eof = 1;
-		session_upstream_gone(up->s, up);
-		session_closing_progress(up->s);
-		break;
-	default:
-		fatal("%s: unexpected %s", up->worker.tag,
-		    msg_type_name(fm->type));
+	if ((r = msg_rpc_bad_get(fm->payload, &bad)) != 0)
+		fatal_r(r, "%s: bad frame", ch->tag);
+	log_escape(esc, sizeof(esc), bad.message, strlen(bad.message));
+	error("upstream %s: unusable output line dropped: %s", up->name, esc);
+	if (up->state != UP_FAILED)
+		on_bad_response(up, &bad);
+	msg_rpc_bad_free(&bad);
+}
+
+static void
+up_input_eof(struct child *ch, struct frame_msg *fm)
+{
+	struct upstream *up = ch->owner;
+
+	if (msg_empty_get(fm->payload) != 0)
+		fatal("%s: bad input-eof", ch->tag);
+	child_input_ended(ch);
+	session_upstream_gone(up->s, up);
+	session_closing_progress(up->s);
+}
+
+static const struct child_frame up_frames[] = {
+	{ MSG_HELLO,	 CHILD_P_HELLO,			up_hello },
+	{ MSG_LOG,	 CHILD_P_RUN | CHILD_P_EOF,	child_log },
+	{ MSG_RPC_IN,	 CHILD_P_RUN,			up_rpc_in },
+	{ MSG_RPC_BAD,	 CHILD_P_RUN,			up_rpc_bad },
+	{ MSG_INPUT_EOF, CHILD_P_RUN,			up_input_eof },
+};
+
+static void
+up_worker_exited(struct child *ch, int status)
+{
+	struct upstream *up = ch->owner;
+
+	session_worker_exited(up->s, ch, status);
+}
+
+/* The server itself may exit when it likes: its worker says EOF too. */
+static void
+up_server_exited(struct child *ch, int status)
+{
+	struct upstream *up = ch->owner;
+	char desc[128];
+
+	child_describe(status, desc, sizeof(desc));
+	if (up->s->state == SESSION_CLOSING)
+		debug("%s %s", ch->tag, desc);
+	else {
+		logit("%s %s", ch->tag, desc);
+		gate_audit_event(up->s, "upstream-exit", desc);
 	}
+}
+
+void
+upstream_children_init(struct upstream *up)
+{
+	up->proc.kind = CHILD_UPSTREAM;
+	up->proc.sock = -1;
+	up->proc.owner = up;
+	up->proc.exited = up_server_exited;
+	xasprintf(&up->proc.tag, "upstream:%s", up->name);
+	up->worker.kind = CHILD_WORKER_UPSTREAM;
+	up->worker.sock = -1;
+	up->worker.owner = up;
+	up->worker.frames = up_frames;
+	up->worker.nframes = sizeof(up_frames) / sizeof(up_frames[0]);
+	up->worker.exited = up_worker_exited;
+	xasprintf(&up->worker.tag, "worker:upstream:%s", up->name);
 }
 
 void
