@@ -816,7 +816,7 @@ gate_cancel(struct session *s, const struct rpc_id *cid)
 		    "was cancelled"));
 		client_notify(s, "notifications/cancelled", params);
 		ask_remove(s, a);
-		session_check_drained(s);
+		session_event(s, SEV_SETTLED);
 		return 1;
 	}
 	for (i = 0; i < s->nups; i++) {

@@ -41,6 +41,7 @@
 #include "log.h"
 #include "monitor.h"
 #include "msg.h"
+#include "session.h"
 #include "spawn.h"
 #include "xmalloc.h"
 
@@ -68,7 +69,7 @@ cleanup_exit(int code)
 			audit_close(s->audit);
 			s->audit = NULL;
 		}
-		s->state = SESSION_CLOSING;
+		session_event(s, SEV_FATAL);
 		child_kill_all(SIGTERM);
 		for (i = 0; i < 100 && !child_all_exited(); i++) {
 			usleep(10000);
@@ -86,206 +87,6 @@ static void
 log_cleanup(int code)
 {
 	cleanup_exit(code);
-}
-
-static void
-send_shutdown(struct session *s, struct child *ch)
-{
-	struct buf *b;
-
-	if (ch->sock == -1 || ch->pid == 0)
-		return;
-	b = buf_new();
-	msg_empty_put(b);
-	child_send(ch, MSG_SHUTDOWN, b);
-	buf_free(b);
-	if (child_flush_blocking(ch) != 0) {
-		error("%s does not read its socket; killing it", ch->tag);
-		s->force_close = 1;
-		kill(ch->pid, SIGKILL);
-	}
-	/* From now on its exit is expected and its socket unused. */
-	child_close(ch);
-}
-
-/*
- * A worker's exit, reported by child.c: a worker may only leave when we
- * told it to (its socket closed after MSG_SHUTDOWN, status 0), or once
- * the grace ran out; anything else ends the session.
- */
-void
-session_worker_exited(struct session *s, struct child *ch, int st)
-{
-	char desc[128];
-
-	child_describe(st, desc, sizeof(desc));
-	if (!s->force_close && (s->state != SESSION_CLOSING ||
-	    ch->sock != -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0))
-		fatal("%s %s", ch->tag, desc);
-	debug("%s %s", ch->tag, desc);
-}
-
-/*
- * Once every upstream is gone and its worker has read all it wrote, let
- * the workers go, client last: its socket still carries their answers.
- */
-void
-session_closing_progress(struct session *s)
-{
-	size_t i;
-
-	if (s->state != SESSION_CLOSING)
-		return;
-	for (i = 0; i < s->nups && !s->force_close; i++)
-		if (s->ups[i].proc.pid > 0 || (s->ups[i].worker.pid > 0 &&
-		    !child_at_eof(&s->ups[i].worker)))
-			return;
-	for (i = 0; i < s->nups; i++)
-		send_shutdown(s, &s->ups[i].worker);
-	send_shutdown(s, &s->client);
-	if (child_all_exited())
-		event_base_loopexit(s->base, NULL);
-}
-
-static void
-grace_timeout(evutil_socket_t fd, short what, void *arg)
-{
-	struct session *s = arg;
-	struct timeval tv = { BNC_KILL_GRACE_MS / 1000,
-	    (BNC_KILL_GRACE_MS % 1000) * 1000 };
-	size_t i;
-	int sig;
-
-	(void)fd;
-	(void)what;
-	if (s->grace_stage >= 2) {
-		/* Something still holds an upstream's output open. */
-		error("children did not finish in time; forcing shutdown");
-		s->force_close = 1;
-		session_closing_progress(s);
-		child_kill_all(SIGKILL);
-		return;
-	}
-	sig = s->grace_stage++ == 0 ? SIGTERM : SIGKILL;
-	for (i = 0; i < s->nups; i++)
-		if (s->ups[i].proc.pid > 0) {
-			verbose("%s: sending %s", s->ups[i].proc.tag,
-			    sig == SIGTERM ? "SIGTERM" : "SIGKILL");
-			kill(s->ups[i].proc.pid, sig);
-		}
-	evtimer_add(s->grace_timer, &tv);
-}
-
-void
-session_end(struct session *s, int code)
-{
-	struct timeval tv = { BNC_KILL_GRACE_MS / 1000,
-	    (BNC_KILL_GRACE_MS % 1000) * 1000 };
-	size_t i;
-
-	if (s->state == SESSION_CLOSING)
-		return;
-	if (code > s->exit_code)
-		s->exit_code = code;
-	s->state = SESSION_CLOSING;
-	for (i = 0; i < s->nups; i++)
-		upstream_close_input(&s->ups[i]);
-	evtimer_add(s->grace_timer, &tv);
-	session_closing_progress(s);
-}
-
-/*
- * After the client's EOF, everything it sent is delivered: a start-up in
- * progress completes and the requests queued behind it are forwarded.
- * Then each upstream gets EOF too and, like any server, decides itself
- * what it still answers before it exits; its answers still reach the
- * client, and no error is made up for what it leaves unanswered.
- */
-void
-session_check_drained(struct session *s)
-{
-	if (s->state != SESSION_DRAIN)
-		return;
-	if (s->init_id.type != RPC_ID_NONE || s->nqueued > 0)
-		return;
-	debug("client input drained");
-	session_end(s, 0);
-}
-
-static void
-on_signal(evutil_socket_t sig, short what, void *arg)
-{
-	struct session *s = arg;
-
-	(void)what;
-	if (sig == SIGCHLD) {
-		child_stderr_drain();
-		child_reap();
-		session_closing_progress(s);
-		return;
-	}
-	logit("received signal %d; shutting down", (int)sig);
-	session_end(s, 0);
-}
-
-static void
-start_timeout(evutil_socket_t fd, short what, void *arg)
-{
-	struct session *s = arg;
-	size_t i;
-
-	(void)fd;
-	(void)what;
-	for (i = 0; i < s->nups; i++)
-		if (!child_said_hello(&s->ups[i].worker) ||
-		    !child_said_hello(&s->client))
-			fatal("a worker did not report ready in time");
-	if (s->state != SESSION_INIT && s->state != SESSION_DRAIN)
-		return;
-	for (i = 0; i < s->nups; i++)
-		if (s->ups[i].state != UP_READY && s->ups[i].state != UP_FAILED)
-			upstream_fail(&s->ups[i], "no answer during start-up "
-			    "(timeout)");
-}
-
-/*
- * The start row says what the workers reported, so it is written once
- * every one of them has said hello, not before: a session that ends at a
- * worker's hello never claims a sandbox.
- */
-void
-session_hello_done(struct session *s)
-{
-	char reason[BNC_REASON_MAX];
-	unsigned abi;
-	size_t i;
-
-	if (s->started || !child_said_hello(&s->client))
-		return;
-	abi = s->client.landlock_abi;
-	for (i = 0; i < s->nups; i++) {
-		if (!child_said_hello(&s->ups[i].worker))
-			return;
-		if (s->ups[i].worker.landlock_abi < abi)
-			abi = s->ups[i].worker.landlock_abi;
-	}
-	s->started = 1;
-#ifdef SANDBOX_DISABLED
-	snprintf(reason, sizeof(reason), "session started; SANDBOX "
-	    "DISABLED (--disable-sandbox build)");
-#else
-	if (abi > 0)
-		snprintf(reason, sizeof(reason), "session started; %zu "
-		    "workers sandboxed (seccomp%s, Landlock ABI %u, "
-		    "no_new_privs)", s->nups + 1, s->client.sandbox ==
-		    SB_STATE_DEBUG ? " in debug mode" : "", abi);
-	else
-		snprintf(reason, sizeof(reason), "session started; %zu "
-		    "workers sandboxed (seccomp%s, no_new_privs; no Landlock "
-		    "in this kernel)", s->nups + 1, s->client.sandbox ==
-		    SB_STATE_DEBUG ? " in debug mode" : "");
-#endif
-	gate_audit_event(s, "start", reason);
 }
 
 /* Environment overrides of paths count only when we are not setgid. */
@@ -378,23 +179,11 @@ load_policy(const struct config *cfg, const char *upath, int lint)
 	exit(1);
 }
 
-static struct event *
-signal_event(struct session *s, int sig)
-{
-	struct event *ev;
-
-	if ((ev = evsignal_new(s->base, sig, on_signal, s)) == NULL ||
-	    event_add(ev, NULL) == -1)
-		fatal("evsignal_new");
-	return ev;
-}
-
 int
 main(int argc, char **argv)
 {
 	struct config cfg;
 	struct session sess;
-	struct timeval tv = { BNC_HELLO_TIMEOUT_S, 0 };
 	enum bnc_loglevel level = LOG_LEVEL_INFO;
 	const char *cfgpath = NULL, *name = "upstream", *env;
 	const char *upolicy = NULL, *mcpfile = NULL, *mcpname = NULL;
@@ -553,12 +342,7 @@ main(int argc, char **argv)
 		fatal("event_base_new");
 	the_session = &sess;
 	log_set_cleanup(log_cleanup);
-	sess.sig_chld = signal_event(&sess, SIGCHLD);
-	sess.sig_term = signal_event(&sess, SIGTERM);
-	sess.sig_int = signal_event(&sess, SIGINT);
-	sess.sig_hup = signal_event(&sess, SIGHUP);
-	sess.grace_timer = evtimer_new(sess.base, grace_timeout, &sess);
-	sess.start_timer = evtimer_new(sess.base, start_timeout, &sess);
+	session_setup(&sess);
 
 	cenv.base = sess.base;
 	cenv.libexec = sess.libexec;
@@ -588,7 +372,6 @@ main(int argc, char **argv)
 			fatal("upstream %s: cannot start", up->name);
 		upstream_setup_io(up);
 	}
-	evtimer_add(sess.start_timer, &tv);
 	verbose("started %zu upstream(s)", sess.nups);
 
 	event_base_dispatch(sess.base);

@@ -5,14 +5,7 @@
  * client worker) and the upstream servers it wraps.  Everything a
  * decision needs lives here, in the monitor, never in a child.
  *
- * Session states (DESIGN 3: a frame out of state is fatal for a child;
- * a request out of state is a JSON-RPC error for the client):
- *
- *   SESSION_START     workers starting; only MSG_HELLO is accepted from them
- *   SESSION_INIT      the client sent initialize; upstreams handshake + pin
- *   SESSION_READY     initialize answered; everything flows
- *   SESSION_DRAIN     client input closed; answers still delivered
- *   SESSION_CLOSING   upstreams told EOF; waiting for children to exit
+ * The session's states and events are session.h's.
  */
 #ifndef BNC_MONITOR_H
 #define BNC_MONITOR_H
@@ -30,6 +23,7 @@
 #include "frame.h"
 #include "memory.h"
 #include "msg.h"
+#include "session.h"
 
 struct approvals;
 struct ask;
@@ -39,17 +33,10 @@ struct request;
 struct uritemplate;
 struct config;
 struct policy;
+struct relay;
 struct taint;
 struct upstream_cfg;
 struct value;
-
-enum session_state {
-	SESSION_START = 0,
-	SESSION_INIT,
-	SESSION_READY,
-	SESSION_DRAIN,
-	SESSION_CLOSING
-};
 
 struct upstream;
 struct session;
@@ -98,14 +85,6 @@ struct route {
 	size_t		 nargs;
 	size_t		 mem;		/* charged: the route and its name */
 	size_t		 args_mem;	/* charged: args */
-};
-
-/* A request an upstream sent to the client, relayed with our id. */
-struct relay {
-	int64_t		 sid;		/* id we gave the client */
-	struct upstream	*up;
-	struct rpc_id	 uid;		/* the upstream's own id */
-	size_t		 mem;		/* charged to the session */
 };
 
 enum upstream_state {
@@ -279,14 +258,9 @@ struct session {
 
 /* monitor.c */
 void	 cleanup_exit(int) __attribute__((noreturn));
-void	 session_end(struct session *, int code);
-void	 session_closing_progress(struct session *);
-void	 session_hello_done(struct session *);
-void	 session_worker_exited(struct session *, struct child *, int status);
 
-/* session.c: the client side */
+/* client.c: the monitor as the client's server */
 int	 mcp_version_supported(const char *);
-void	 session_init(struct session *, struct event_base *, struct config *);
 void	 client_send(struct session *, const struct rpc *);
 void	 client_send_error(struct session *, const struct rpc_id *, int64_t,
 	    const char *);
@@ -294,13 +268,7 @@ void	 client_send_result(struct session *, const struct rpc_id *,
 	    struct value *);
 void	 client_notify(struct session *, const char *method,
 	    struct value *params);
-void	 session_upstream_ready(struct session *);
-void	 session_check_drained(struct session *);
-void	 session_relay_request(struct session *, struct upstream *,
-	    struct rpc *);
-void	 session_relay_cancel(struct session *, struct upstream *,
-	    const struct value *params);
-void	 session_upstream_gone(struct session *, struct upstream *);
+void	 client_upstream_ready(struct session *);
 void	 client_worker_init(struct session *);
 
 /* upstream.c */

@@ -1,853 +1,338 @@
 /*
- * session.c - the monitor as an MCP server to its one client.
+ * session.c - the session's life (DESIGN 3): the only writer of its
+ * state.
  *
- * Requests arrive from the client worker as typed frames and are
- * dispatched from a const table; the session state decides which
- * methods are permitted.  Nothing here trusts the worker: every field is
- * re-checked, and a worker that sends what the protocol does not allow
- * ends the session.  The client itself only ever gets JSON-RPC errors
- * for bad requests; the session goes on.
+ * client.c, upstream.c, gate.c and the children's owners report what
+ * happened (session_event); this file decides what it means: which
+ * state follows, when the client's input is drained, when the
+ * upstreams are told EOF, when the workers may go, and when the event
+ * loop ends.  A transition no row of the table allows leaves the state
+ * as it is: a late event cannot move a closing session back.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <sys/types.h>
+#include <sys/wait.h>
+
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "conffile.h"
-#include "decide.h"
-#include "err.h"
+#include <event2/event.h>
+
 #include "bounds.h"
+#include "buf.h"
+#include "child.h"
 #include "log.h"
 #include "monitor.h"
 #include "msg.h"
-#include "policy.h"
-#include "value.h"
-#include "xmalloc.h"
+#include "session.h"
 
-/* Newest first; the first is what an unknown version is answered with. */
-static const char *const mcp_versions[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
+#define SM(st)		(1U << (st))
+#define SM_ALL		(SM(SESSION_START) | SM(SESSION_INIT) | \
+			    SM(SESSION_READY) | SM(SESSION_DRAIN) | \
+			    SM(SESSION_CLOSING))
+
+static const struct transition {
+	enum session_event	 ev;
+	unsigned		 from;	/* SM() of the states it moves */
+	enum session_state	 to;
+} transitions[] = {
+	{ SEV_INITIALIZE, SM(SESSION_START),			SESSION_INIT },
+	/* after the client's EOF it stays draining */
+	{ SEV_READY,	  SM(SESSION_INIT),			SESSION_READY },
+	{ SEV_CLIENT_EOF, SM(SESSION_START) | SM(SESSION_INIT) |
+			  SM(SESSION_READY),			SESSION_DRAIN },
+	{ SEV_END,	  SM_ALL & ~SM(SESSION_CLOSING),	SESSION_CLOSING },
+	{ SEV_FAIL,	  SM_ALL & ~SM(SESSION_CLOSING),	SESSION_CLOSING },
+	{ SEV_FATAL,	  SM_ALL,				SESSION_CLOSING },
 };
 
-int
-mcp_version_supported(const char *v)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(mcp_versions) / sizeof(mcp_versions[0]); i++)
-		if (strcmp(v, mcp_versions[i]) == 0)
-			return 1;
-	return 0;
-}
-
-static struct buf *out_buf;
-static int shrinking;		/* client_send: sending the short error */
-
-void
-client_send(struct session *s, const struct rpc *m)
-{
-	int r;
-
-	if (s->client.sock == -1)
-		return;
-	if (out_buf == NULL)
-		out_buf = buf_new();
-	buf_reset(out_buf);
-	if ((r = msg_rpc_put(out_buf, m)) != 0) {
-		/* Too big or too deep for the wire: say so, lose nothing. */
-		if (m->kind == RPC_RESULT || m->kind == RPC_ERROR) {
-			error_r(r, "answer for the client cannot be encoded");
-			client_send_error(s, &m->id, -32603,
-			    "Internal error: answer too large or too deep");
-		} else
-			error_r(r, "%s for the client dropped", m->method);
-		return;
-	}
-	if (child_send(&s->client, MSG_RPC_OUT, out_buf) == 0)
-		return;
-	/*
-	 * The client is behind and the session's memory has no room for
-	 * this: an answer becomes a short error, which still owes it one;
-	 * when not even that fits, the client is not reading.
-	 */
-	if ((m->kind == RPC_RESULT || m->kind == RPC_ERROR) && shrinking)
-		fatal("%s is not reading its socket, and the session's "
-		    "memory is full", s->client.tag);
-	if (m->kind == RPC_RESULT || m->kind == RPC_ERROR) {
-		error("answer for the client dropped: %s", MEM_FULL_REASON);
-		shrinking = 1;
-		client_send_error(s, &m->id, -32603, "Internal error: the "
-		    "answer does not fit in the session's memory "
-		    "(max_session_memory)");
-		shrinking = 0;
-	} else
-		error("%s for the client dropped: %s", m->method,
-		    MEM_FULL_REASON);
-}
-
-void
-client_send_error(struct session *s, const struct rpc_id *id, int64_t code,
-    const char *msg)
-{
-	struct rpc m;
-
-	memset(&m, 0, sizeof(m));
-	m.kind = RPC_ERROR;
-	m.id = *id;
-	if (m.id.type == RPC_ID_NONE)
-		m.id.type = RPC_ID_NULL;
-	m.code = code;
-	m.message = (char *)(uintptr_t)msg;
-	client_send(s, &m);
-}
-
-void
-client_send_result(struct session *s, const struct rpc_id *id,
-    struct value *result)
-{
-	struct rpc m;
-
-	memset(&m, 0, sizeof(m));
-	m.kind = RPC_RESULT;
-	m.id = *id;
-	m.result = result;
-	client_send(s, &m);
-	value_free(result);
-}
-
-void
-client_notify(struct session *s, const char *method, struct value *params)
-{
-	struct rpc m;
-
-	memset(&m, 0, sizeof(m));
-	m.kind = RPC_NOTIFICATION;
-	m.method = (char *)(uintptr_t)method;
-	m.params = params;
-	client_send(s, &m);
-	value_free(params);
-}
-
-/* Method handlers */
-
-#define M_REQUEST	0x01	/* handles requests */
-#define M_NOTIFY	0x02	/* handles notifications */
-#define M_PREINIT	0x04	/* permitted before initialize completes */
-
-struct method_handler {
-	const char	*method;
-	unsigned	 flags;
-	const char	*cap;		/* pass-through: upstream capability */
-	void		(*fn)(struct session *, struct rpc *,
-			    const struct method_handler *);
+static const char *const state_names[] = {
+	[SESSION_START] = "start",
+	[SESSION_INIT] = "init",
+	[SESSION_READY] = "ready",
+	[SESSION_DRAIN] = "drain",
+	[SESSION_CLOSING] = "closing"
 };
 
-static void
-invalid_params(struct session *s, struct rpc *m, const char *why)
-{
-	char msg[BNC_REASON_MAX];
+static void	closing(struct session *, int code);
 
-	snprintf(msg, sizeof(msg), "Invalid params: %s", why);
-	client_send_error(s, &m->id, -32602, msg);
+const char *
+session_state_name(const struct session *s)
+{
+	return state_names[s->state];
 }
 
 static void
-c_ping(struct session *s, struct rpc *m, const struct method_handler *h)
-{
-	(void)h;
-	client_send_result(s, &m->id, value_object());
-}
-
-static void
-c_initialize(struct session *s, struct rpc *m, const struct method_handler *h)
-{
-	struct timeval tv = { BNC_START_TIMEOUT_S, 0 };
-	const char *ver;
-	size_t i;
-
-	(void)h;
-	if (s->state != SESSION_START) {
-		client_send_error(s, &m->id, -32600,
-		    "Invalid Request: already initialized");
-		return;
-	}
-	if (!value_is(m->params, V_OBJECT) ||
-	    (ver = value_get_str(m->params, "protocolVersion")) == NULL) {
-		invalid_params(s, m, "protocolVersion must be a string");
-		return;
-	}
-	if (value_get(m->params, "capabilities") != NULL &&
-	    !value_is(value_get(m->params, "capabilities"), V_OBJECT)) {
-		invalid_params(s, m, "capabilities must be an object");
-		return;
-	}
-	if (value_get(m->params, "clientInfo") != NULL &&
-	    !value_is(value_get(m->params, "clientInfo"), V_OBJECT)) {
-		invalid_params(s, m, "clientInfo must be an object");
-		return;
-	}
-	snprintf(s->version, sizeof(s->version), "%s",
-	    mcp_version_supported(ver) ? ver : mcp_versions[0]);
-	s->client_caps = value_object_take(m->params, "capabilities");
-	if (s->client_caps == NULL)
-		s->client_caps = value_object();
-	s->client_info = value_object_take(m->params, "clientInfo");
-	rpc_id_copy(&s->init_id, &m->id);
-	s->state = SESSION_INIT;
-	verbose("client asked for protocol %.32s; speaking %s", ver,
-	    s->version);
-	evtimer_add(s->start_timer, &tv);
-	for (i = 0; i < s->nups; i++)
-		upstream_start(&s->ups[i]);
-	/* An upstream may have failed before the client arrived. */
-	session_upstream_ready(s);
-}
-
-static void
-c_initialized(struct session *s, struct rpc *m, const struct method_handler *h)
-{
-	(void)m;
-	(void)h;
-	s->client_initialized = 1;
-}
-
-static void
-c_tools_list(struct session *s, struct rpc *m, const struct method_handler *h)
-{
-	const struct value *cur = NULL;
-	struct value *res;
-	int bad;
-
-	(void)h;
-	if (m->params != NULL && !value_is(m->params, V_OBJECT)) {
-		invalid_params(s, m, "params must be an object");
-		return;
-	}
-	if (m->params != NULL && (cur = value_get(m->params, "cursor")) !=
-	    NULL && !value_is(cur, V_STRING)) {
-		invalid_params(s, m, "cursor must be a string");
-		return;
-	}
-	res = surface_page(s, cur != NULL ? cur->u.s.p : NULL, &bad);
-	if (bad) {
-		invalid_params(s, m, "unknown cursor");
-		return;
-	}
-	client_send_result(s, &m->id, res);
-}
-
-static void
-c_tools_call(struct session *s, struct rpc *m, const struct method_handler *h)
-{
-	struct value *args;
-
-	(void)h;
-	if (!value_is(m->params, V_OBJECT) ||
-	    value_get_str(m->params, "name") == NULL) {
-		invalid_params(s, m, "tools/call needs a string \"name\"");
-		return;
-	}
-	args = value_get(m->params, "arguments");
-	if (args != NULL && !value_is(args, V_OBJECT)) {
-		invalid_params(s, m, "arguments must be an object");
-		return;
-	}
-	gate_tool_call(s, m);
-}
-
-/* Resources, prompts, completions: routed to the upstream that has them. */
-static void
-c_passthrough(struct session *s, struct rpc *m, const struct method_handler *h)
-{
-	if (m->params != NULL && !value_is(m->params, V_OBJECT)) {
-		invalid_params(s, m, "params must be an object");
-		return;
-	}
-	route_request(s, m, h->cap);
-}
-
-/* logging/setLevel: every upstream that logs hears it. */
-static void
-c_set_level(struct session *s, struct rpc *m, const struct method_handler *h)
-{
-	size_t i, n = 0, capable = 0;
-
-	if (!value_is(m->params, V_OBJECT) ||
-	    value_get_str(m->params, "level") == NULL) {
-		invalid_params(s, m, "level must be a string");
-		return;
-	}
-	/* each one as a request of its own, recorded before it goes */
-	for (i = 0; i < s->nups; i++) {
-		if (!upstream_has_cap(&s->ups[i], h->cap))
-			continue;
-		capable++;
-		if (gate_notice(s, &s->ups[i], m->method, m->params) != 0)
-			continue;
-		if (upstream_request(&s->ups[i], m->method,
-		    value_dup(m->params), PEND_INTERNAL, NULL, NULL) != -1)
-			n++;
-	}
-	if (capable == 0)
-		client_send_error(s, &m->id, -32601, "Method not found");
-	else if (n == 0)
-		client_send_error(s, &m->id, -32603, "Internal error: the "
-		    "request could not be recorded, so it was not sent");
-	else
-		client_send_result(s, &m->id, value_object());
-}
-
-static void
-c_cancelled(struct session *s, struct rpc *m, const struct method_handler *h)
-{
-	const struct value *rid, *reason;
-	struct rpc_id cid;
-	struct pending *p;
-	struct value *params;
-	size_t i;
-
-	(void)h;
-	memset(&cid, 0, sizeof(cid));
-	rid = value_get(m->params, "requestId");
-	if (value_is(rid, V_INT)) {
-		cid.type = RPC_ID_INT;
-		cid.n = rid->u.i;
-	} else if (value_is(rid, V_STRING)) {
-		cid.type = RPC_ID_STR;
-		cid.s = rid->u.s.p;
-	} else
-		return;
-	if (gate_cancel(s, &cid))
-		return;
-	for (i = 0; i < s->nups; i++) {
-		if ((p = upstream_find_cid(&s->ups[i], &cid)) == NULL)
-			continue;
-		params = value_object();
-		value_object_put(params, "requestId", value_int(p->uid));
-		if ((reason = value_get(m->params, "reason")) != NULL &&
-		    value_is(reason, V_STRING))
-			value_object_put(params, "reason", value_dup(reason));
-		upstream_notify(&s->ups[i], "notifications/cancelled", params);
-		/* No answer will be delivered for it. */
-		upstream_drop_pending(&s->ups[i], p);
-		session_check_drained(s);
-		return;
-	}
-}
-
-static void
-c_roots_changed(struct session *s, struct rpc *m, const struct method_handler *h)
-{
-	size_t i;
-
-	(void)h;
-	for (i = 0; i < s->nups; i++)
-		if (s->ups[i].state == UP_READY)
-			upstream_notify(&s->ups[i], m->method,
-			    value_dup(m->params));
-}
-
-static const struct method_handler client_methods[] = {
-	{ "initialize",		M_REQUEST | M_PREINIT, NULL, c_initialize },
-	{ "ping",		M_REQUEST | M_PREINIT, NULL, c_ping },
-	{ "tools/list",		M_REQUEST, NULL, c_tools_list },
-	{ "tools/call",		M_REQUEST, NULL, c_tools_call },
-	{ "resources/list",	M_REQUEST, "resources", c_passthrough },
-	{ "resources/templates/list", M_REQUEST, "resources", c_passthrough },
-	{ "resources/read",	M_REQUEST, "resources", c_passthrough },
-	{ "resources/subscribe", M_REQUEST, "resources", c_passthrough },
-	{ "resources/unsubscribe", M_REQUEST, "resources", c_passthrough },
-	{ "prompts/list",	M_REQUEST, "prompts", c_passthrough },
-	{ "prompts/get",	M_REQUEST, "prompts", c_passthrough },
-	{ "completion/complete", M_REQUEST, "completions", c_passthrough },
-	{ "logging/setLevel",	M_REQUEST, "logging", c_set_level },
-	{ "notifications/initialized", M_NOTIFY | M_PREINIT, NULL,
-	    c_initialized },
-	{ "notifications/cancelled", M_NOTIFY, NULL, c_cancelled },
-	{ "notifications/roots/list_changed", M_NOTIFY, NULL, c_roots_changed },
-};
-
-static const struct method_handler *
-find_method(const char *method)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(client_methods) / sizeof(client_methods[0]);
-	    i++)
-		if (strcmp(client_methods[i].method, method) == 0)
-			return &client_methods[i];
-	return NULL;
-}
-
-/* The client answers a request an upstream made through us. */
-static void
-client_response(struct session *s, struct rpc *m)
-{
-	struct relay *r = NULL;
-	struct upstream *up;
-	struct rpc out;
-	size_t i;
-
-	if (gate_client_answer(s, m))
-		return;
-	if (m->id.type == RPC_ID_INT)
-		for (i = 0; i < s->nrelays; i++)
-			if (s->relays[i].sid == m->id.n) {
-				r = &s->relays[i];
-				break;
-			}
-	if (r == NULL) {
-		debug("client answered an unknown id; dropped");
-		return;
-	}
-	up = r->up;
-	memset(&out, 0, sizeof(out));
-	out.kind = m->kind;
-	out.id = r->uid;
-	out.result = m->result;
-	out.code = m->code;
-	out.message = m->message;
-	out.data = m->data;
-	/* an answer that cannot go is still owed one */
-	if (upstream_send(up, &out) != 0 && out.kind == RPC_RESULT)
-		upstream_reply_error(up, &r->uid, -32603, "Internal error: "
-		    "the client's answer is too large to forward");
-	rpc_id_clear(&r->uid);
-	mem_release(&s->mem, r->mem);
-	s->relays[i] = s->relays[--s->nrelays];
-}
-
-void
-session_relay_request(struct session *s, struct upstream *up, struct rpc *m)
-{
-	static const struct {
-		const char	*method;
-		const char	*cap;
-	} needs[] = {
-		{ "elicitation/create",		"elicitation" },
-		{ "roots/list",			"roots" },
-		{ "sampling/createMessage",	"sampling" },
-	};
-	struct relay *r;
-	struct rpc out;
-	size_t i, need;
-
-	for (i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
-		if (strcmp(needs[i].method, m->method) == 0)
-			break;
-	/* A client that did not offer it has no handler either. */
-	if (i == sizeof(needs) / sizeof(needs[0]) ||
-	    value_get(s->client_caps, needs[i].cap) == NULL ||
-	    s->state != SESSION_READY || s->nrelays >= BNC_PENDING_MAX) {
-		upstream_reply_error(up, &m->id, -32601, "Method not found");
-		return;
-	}
-	need = sizeof(*r) + mem_string(m->id.s);
-	if (mem_charge(&s->mem, need) != 0) {
-		upstream_reply_error(up, &m->id, -32603, MEM_FULL_ERROR);
-		return;
-	}
-	s->relays = xreallocarray(s->relays, s->nrelays + 1,
-	    sizeof(*s->relays));
-	r = &s->relays[s->nrelays++];
-	r->mem = need;
-	r->sid = s->next_sid++;
-	r->up = up;
-	rpc_id_copy(&r->uid, &m->id);
-	memset(&out, 0, sizeof(out));
-	out.kind = RPC_REQUEST;
-	out.id.type = RPC_ID_INT;
-	out.id.n = r->sid;
-	out.method = m->method;
-	out.params = m->params;
-	client_send(s, &out);
-}
-
-void
-session_relay_cancel(struct session *s, struct upstream *up,
-    const struct value *params)
-{
-	const struct value *rid, *reason;
-	struct rpc_id uid;
-	struct value *np;
-	size_t i;
-
-	memset(&uid, 0, sizeof(uid));
-	rid = value_get(params, "requestId");
-	if (value_is(rid, V_INT)) {
-		uid.type = RPC_ID_INT;
-		uid.n = rid->u.i;
-	} else if (value_is(rid, V_STRING)) {
-		uid.type = RPC_ID_STR;
-		uid.s = rid->u.s.p;
-	} else
-		return;
-	/* its reason reaches the client: untrusted */
-	decide_record_output(s, value_get(params, "reason"));
-	for (i = 0; i < s->nrelays; i++) {
-		if (s->relays[i].up != up ||
-		    !rpc_id_equal(&s->relays[i].uid, &uid))
-			continue;
-		np = value_object();
-		value_object_put(np, "requestId",
-		    value_int(s->relays[i].sid));
-		if ((reason = value_get(params, "reason")) != NULL &&
-		    value_is(reason, V_STRING))
-			value_object_put(np, "reason", value_dup(reason));
-		client_notify(s, "notifications/cancelled", np);
-		rpc_id_clear(&s->relays[i].uid);
-		mem_release(&s->mem, s->relays[i].mem);
-		s->relays[i] = s->relays[--s->nrelays];
-		return;
-	}
-}
-
-static struct value *
-merged_caps(struct session *s)
-{
-	static const char *const passed[] = {
-		"resources", "prompts", "logging", "completions"
-	};
-	struct value *caps, *tools, *v;
-	size_t i, j;
-
-	caps = value_object();
-	tools = value_object();
-	value_object_put(tools, "listChanged", value_bool(1));
-	value_object_put(caps, "tools", tools);
-	for (j = 0; j < sizeof(passed) / sizeof(passed[0]); j++)
-		for (i = 0; i < s->nups; i++)
-			if ((v = value_get(s->ups[i].caps, passed[j])) != NULL) {
-				/* the upstream's words, to the client */
-				decide_record_output(s, v);
-				value_object_put(caps, passed[j],
-				    value_dup(v));
-				break;
-			}
-	return caps;
-}
-
-static char *
-merged_instructions(struct session *s)
+send_shutdown(struct session *s, struct child *ch)
 {
 	struct buf *b;
-	char *out = NULL;
-	size_t i, n = 0;
 
-	for (i = 0; i < s->nups; i++)
-		if (s->ups[i].instructions != NULL)
-			n++;
-	if (n == 0)
-		return NULL;
+	if (ch->sock == -1 || ch->pid == 0)
+		return;
 	b = buf_new();
-	for (i = 0; i < s->nups; i++) {
-		if (s->ups[i].instructions == NULL)
-			continue;
-		if (n > 1) {
-			if (buf_len(b) > 0)
-				buf_put(b, "\n\n", 2);
-			buf_put(b, s->ups[i].name, strlen(s->ups[i].name));
-			buf_put(b, ": ", 2);
-		}
-		buf_put(b, s->ups[i].instructions,
-		    strlen(s->ups[i].instructions));
-	}
-	buf_put_u8(b, 0);
-	out = xstrdup((const char *)buf_ptr(b));
+	msg_empty_put(b);
+	child_send(ch, MSG_SHUTDOWN, b);
 	buf_free(b);
-	return out;
-}
-
-/* A policy note (policy_explain), or a withheld name: logged, audited. */
-static void
-report_note(const char *event, const char *msg, void *arg)
-{
-	struct session *s = arg;
-
-	logit("%s", msg);
-	gate_audit_event(s, event, msg);
+	if (child_flush_blocking(ch) != 0) {
+		error("%s does not read its socket; killing it", ch->tag);
+		s->force_close = 1;
+		kill(ch->pid, SIGKILL);
+	}
+	/* From now on its exit is expected and its socket unused. */
+	child_close(ch);
 }
 
 /*
- * Said once, when the surface is first built (DESIGN 5, Names;
- * bouncer-policy(5), SCOPE): every tool the surface withholds, and every
- * place the policy of a tool is narrower than its entries read (a pack
- * entry that does not apply, trust an unqualified entry cannot give).
+ * A worker may only leave when we told it to (its socket closed after
+ * MSG_SHUTDOWN, status 0), or once the grace ran out; anything else ends
+ * the session.
+ */
+void
+session_worker_exited(struct session *s, struct child *ch, int st)
+{
+	char desc[128];
+
+	child_describe(st, desc, sizeof(desc));
+	if (!s->force_close && (s->state != SESSION_CLOSING ||
+	    ch->sock != -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0))
+		fatal("%s %s", ch->tag, desc);
+	debug("%s %s", ch->tag, desc);
+}
+
+/*
+ * Once every upstream is gone and its worker has read all it wrote, let
+ * the workers go, client last: its socket still carries their answers.
  */
 static void
-report_surface(struct session *s)
+closing_progress(struct session *s)
 {
-	const struct tool_entry *e;
 	size_t i;
 
-	for (i = 0; i < s->ntools; i++) {
-		e = &s->tools[i];
-		if (e->withheld != NULL)
-			report_note("name-withheld", e->withheld, s);
-		else if (!e->forbidden && s->policy != NULL)
-			policy_explain(s->policy, e->up->name, e->pin->name,
-			    value_get(e->pin->def, "inputSchema"),
-			    report_note, s);
+	for (i = 0; i < s->nups && !s->force_close; i++)
+		if (s->ups[i].proc.pid > 0 || (s->ups[i].worker.pid > 0 &&
+		    !child_at_eof(&s->ups[i].worker)))
+			return;
+	for (i = 0; i < s->nups; i++)
+		send_shutdown(s, &s->ups[i].worker);
+	send_shutdown(s, &s->client);
+	if (child_all_exited())
+		event_base_loopexit(s->base, NULL);
+}
+
+static void
+grace_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct session *s = arg;
+	struct timeval tv = { BNC_KILL_GRACE_MS / 1000,
+	    (BNC_KILL_GRACE_MS % 1000) * 1000 };
+	size_t i;
+	int sig;
+
+	(void)fd;
+	(void)what;
+	if (s->grace_stage >= 2) {
+		/* Something still holds an upstream's output open. */
+		error("children did not finish in time; forcing shutdown");
+		s->force_close = 1;
+		closing_progress(s);
+		child_kill_all(SIGKILL);
+		return;
+	}
+	sig = s->grace_stage++ == 0 ? SIGTERM : SIGKILL;
+	for (i = 0; i < s->nups; i++)
+		if (s->ups[i].proc.pid > 0) {
+			verbose("%s: sending %s", s->ups[i].proc.tag,
+			    sig == SIGTERM ? "SIGTERM" : "SIGKILL");
+			kill(s->ups[i].proc.pid, sig);
+		}
+	evtimer_add(s->grace_timer, &tv);
+}
+
+/* Entered CLOSING: each upstream gets EOF, and a grace to leave in. */
+static void
+closing(struct session *s, int code)
+{
+	struct timeval tv = { BNC_KILL_GRACE_MS / 1000,
+	    (BNC_KILL_GRACE_MS % 1000) * 1000 };
+	size_t i;
+
+	if (code > s->exit_code)
+		s->exit_code = code;
+	for (i = 0; i < s->nups; i++)
+		upstream_close_input(&s->ups[i]);
+	evtimer_add(s->grace_timer, &tv);
+	closing_progress(s);
+}
+
+/*
+ * After the client's EOF, everything it sent is delivered: a start-up in
+ * progress completes and the requests queued behind it are forwarded.
+ * Then each upstream gets EOF too and, like any server, decides itself
+ * what it still answers before it exits; its answers still reach the
+ * client, and no error is made up for what it leaves unanswered.
+ */
+static int
+drained(const struct session *s)
+{
+	return s->init_id.type == RPC_ID_NONE && s->nqueued == 0;
+}
+
+/*
+ * The start row says what the workers reported, so it is written once
+ * every one of them has said hello, not before: a session that ends at a
+ * worker's hello never claims a sandbox.
+ */
+static void
+hello_done(struct session *s)
+{
+	char reason[BNC_REASON_MAX];
+	unsigned abi;
+	size_t i;
+
+	if (s->started || !child_said_hello(&s->client))
+		return;
+	abi = s->client.landlock_abi;
+	for (i = 0; i < s->nups; i++) {
+		if (!child_said_hello(&s->ups[i].worker))
+			return;
+		if (s->ups[i].worker.landlock_abi < abi)
+			abi = s->ups[i].worker.landlock_abi;
+	}
+	s->started = 1;
+#ifdef SANDBOX_DISABLED
+	snprintf(reason, sizeof(reason), "session started; SANDBOX "
+	    "DISABLED (--disable-sandbox build)");
+#else
+	if (abi > 0)
+		snprintf(reason, sizeof(reason), "session started; %zu "
+		    "workers sandboxed (seccomp%s, Landlock ABI %u, "
+		    "no_new_privs)", s->nups + 1, s->client.sandbox ==
+		    SB_STATE_DEBUG ? " in debug mode" : "", abi);
+	else
+		snprintf(reason, sizeof(reason), "session started; %zu "
+		    "workers sandboxed (seccomp%s, no_new_privs; no Landlock "
+		    "in this kernel)", s->nups + 1, s->client.sandbox ==
+		    SB_STATE_DEBUG ? " in debug mode" : "");
+#endif
+	gate_audit_event(s, "start", reason);
+}
+
+void
+session_event(struct session *s, enum session_event ev)
+{
+	struct timeval tv = { BNC_START_TIMEOUT_S, 0 };
+	enum session_state was = s->state;
+	size_t i;
+
+	for (i = 0; i < sizeof(transitions) / sizeof(transitions[0]); i++)
+		if (transitions[i].ev == ev &&
+		    (transitions[i].from & SM(s->state)) != 0) {
+			s->state = transitions[i].to;
+			debug2("session: %s -> %s", state_names[was],
+			    state_names[s->state]);
+			break;
+		}
+	switch (ev) {
+	case SEV_HELLO:
+		hello_done(s);
+		break;
+	case SEV_INITIALIZE:
+		if (s->state != was)
+			evtimer_add(s->start_timer, &tv);
+		break;
+	case SEV_READY:
+		evtimer_del(s->start_timer);
+		break;
+	case SEV_CHILD_GONE:
+		if (s->state == SESSION_CLOSING)
+			closing_progress(s);
+		break;
+	case SEV_FAIL:
+		/* start-up failed: its timer has nothing left to judge */
+		if (s->state != was)
+			evtimer_del(s->start_timer);
+		/* FALLTHROUGH */
+	case SEV_END:
+		if (s->state != was)
+			closing(s, ev == SEV_FAIL);
+		break;
+	case SEV_FATAL:
+	case SEV_CLIENT_EOF:
+	case SEV_SETTLED:
+		break;
+	}
+	/* Whatever happened may have been the last thing the drain awaited. */
+	if (s->state == SESSION_DRAIN && ev != SEV_FATAL && drained(s)) {
+		debug("client input drained");
+		session_event(s, SEV_END);
 	}
 }
 
-/* Called whenever an upstream becomes ready or fails during start-up. */
-static void	replay_queued(struct session *, int);
-
-void
-session_upstream_ready(struct session *s)
+static void
+on_signal(evutil_socket_t sig, short what, void *arg)
 {
-	struct value *res, *info;
-	char msg[BNC_REASON_MAX], *instr;
+	struct session *s = arg;
+
+	(void)what;
+	if (sig == SIGCHLD) {
+		child_stderr_drain();
+		child_reap();
+		session_event(s, SEV_CHILD_GONE);
+		return;
+	}
+	logit("received signal %d; shutting down", (int)sig);
+	session_event(s, SEV_END);
+}
+
+static void
+start_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct session *s = arg;
 	size_t i;
 
+	(void)fd;
+	(void)what;
+	for (i = 0; i < s->nups; i++)
+		if (!child_said_hello(&s->ups[i].worker) ||
+		    !child_said_hello(&s->client))
+			fatal("a worker did not report ready in time");
 	if (s->state != SESSION_INIT && s->state != SESSION_DRAIN)
 		return;
-	if (s->init_id.type == RPC_ID_NONE)
-		return;
-	for (i = 0; i < s->nups; i++) {
-		if (s->ups[i].state == UP_FAILED) {
-			/* it may quote the upstream (its error, its version,
-			 * a tool name): untrusted like what it quotes */
-			decide_error_text(s, s->ups[i].fail_reason);
-			snprintf(msg, sizeof(msg), "Internal error: upstream "
-			    "\"%s\" failed to start: %s", s->ups[i].name,
-			    s->ups[i].fail_reason != NULL ?
-			    s->ups[i].fail_reason : "unknown");
-			client_send_error(s, &s->init_id, -32603, msg);
-			rpc_id_clear(&s->init_id);
-			replay_queued(s, 1);
-			if (s->start_timer != NULL)
-				evtimer_del(s->start_timer);
-			session_end(s, 1);
-			return;
-		}
-		if (s->ups[i].state != UP_READY)
-			return;
-	}
-	if (s->start_timer != NULL)
-		evtimer_del(s->start_timer);
-	surface_build(s);
-	report_surface(s);
-	res = value_object();
-	value_object_put(res, "protocolVersion", value_string(s->version));
-	value_object_put(res, "capabilities", merged_caps(s));
-	info = value_object();
-	value_object_put(info, "name", value_string("bouncer"));
-	value_object_put(info, "version", value_string(PACKAGE_VERSION));
-	value_object_put(res, "serverInfo", info);
-	if ((instr = merged_instructions(s)) != NULL) {
-		value_object_put(res, "instructions", value_string(instr));
-		free(instr);
-	}
-	if (s->state == SESSION_INIT)
-		s->state = SESSION_READY;
-	client_send_result(s, &s->init_id, res);
-	rpc_id_clear(&s->init_id);
-	replay_queued(s, 0);
-	verbose("session ready: %zu tools from %zu upstreams", s->ntools,
-	    s->nups);
-	session_check_drained(s);
+	for (i = 0; i < s->nups; i++)
+		if (s->ups[i].state != UP_READY && s->ups[i].state != UP_FAILED)
+			upstream_fail(&s->ups[i], "no answer during start-up "
+			    "(timeout)");
+}
+
+static struct event *
+signal_event(struct session *s, int sig)
+{
+	struct event *ev;
+
+	if ((ev = evsignal_new(s->base, sig, on_signal, s)) == NULL ||
+	    event_add(ev, NULL) == -1)
+		fatal("evsignal_new");
+	return ev;
 }
 
 void
-session_upstream_gone(struct session *s, struct upstream *up)
+session_setup(struct session *s)
 {
-	struct pending *p;
-	char msg[BNC_REASON_MAX];
-	size_t i;
+	struct timeval tv = { BNC_HELLO_TIMEOUT_S, 0 };
 
-	upstream_close_input(up);
-	if (up->state != UP_READY) {
-		if (s->state != SESSION_CLOSING)
-			upstream_fail(up, "exited during start-up");
-	} else {
-		if (s->state != SESSION_CLOSING)
-			error("upstream %s exited", up->name);
-		up->state = UP_DEAD;
-	}
-	snprintf(msg, sizeof(msg), "Internal error: upstream \"%s\" exited",
-	    up->name);
-	while (up->npend > 0) {
-		p = &up->pend[up->npend - 1];
-		/* After the client's EOF, no answer is owed any more. */
-		if (p->kind == PEND_FORWARD && !child_at_eof(&s->client))
-			client_send_error(s, &p->cid, -32603, msg);
-		upstream_drop_pending(up, p);
-	}
-	/* Calls held for its re-listing are decided now: denied. */
-	up->unsettled = 0;
-	gate_release_held(up);
-	for (i = 0; i < s->nrelays;) {
-		if (s->relays[i].up == up) {
-			rpc_id_clear(&s->relays[i].uid);
-			mem_release(&s->mem, s->relays[i].mem);
-			s->relays[i] = s->relays[--s->nrelays];
-		} else
-			i++;
-	}
-	session_check_drained(s);
-}
-
-static void
-client_message(struct session *s, struct rpc *mp)
-{
-	const struct method_handler *h;
-	struct rpc m = *mp;
-	size_t need;
-
-	if (m.kind == RPC_RESULT || m.kind == RPC_ERROR) {
-		client_response(s, &m);
-		msg_rpc_free(&m);
-		return;
-	}
-	h = find_method(m.method);
-	/*
-	 * A client that pipelines requests behind initialize has them kept,
-	 * in order, until the upstreams are pinned: nothing is lost.
-	 */
-	if (s->init_id.type != RPC_ID_NONE &&
-	    (h == NULL || !(h->flags & M_PREINIT))) {
-		need = mem_rpc(&m);
-		if (s->nqueued >= BNC_PENDING_MAX ||
-		    mem_charge(&s->mem, need) != 0) {
-			if (m.kind == RPC_REQUEST)
-				client_send_error(s, &m.id, -32603,
-				    s->nqueued >= BNC_PENDING_MAX ?
-				    "Internal error: too many requests "
-				    "queued during start-up" : MEM_FULL_ERROR);
-			else
-				debug("client notification %s not queued: "
-				    "no room", m.method);
-			msg_rpc_free(&m);
-			return;
-		}
-		s->queued_mem += need;
-		s->queued = xreallocarray(s->queued, s->nqueued + 1,
-		    sizeof(*s->queued));
-		s->queued[s->nqueued++] = m;
-		return;
-	}
-	if (m.kind == RPC_NOTIFICATION) {
-		if (h != NULL && (h->flags & M_NOTIFY) &&
-		    ((h->flags & M_PREINIT) || s->state >= SESSION_READY))
-			h->fn(s, &m, h);
-		else
-			debug("client notification %s ignored", m.method);
-	} else if (h == NULL || !(h->flags & M_REQUEST))
-		client_send_error(s, &m.id, -32601, "Method not found");
-	else if (!(h->flags & M_PREINIT) && s->state < SESSION_READY)
-		client_send_error(s, &m.id, -32600,
-		    "Invalid Request: session not initialized");
-	else
-		h->fn(s, &m, h);
-	msg_rpc_free(&m);
-}
-
-/* Replays what arrived during start-up, or refuses it if start-up failed. */
-static void
-replay_queued(struct session *s, int failed)
-{
-	struct rpc *q = s->queued;
-	size_t i, n = s->nqueued;
-
-	s->queued = NULL;
-	s->nqueued = 0;
-	mem_release(&s->mem, s->queued_mem);
-	s->queued_mem = 0;
-	for (i = 0; i < n; i++) {
-		if (failed) {
-			if (q[i].kind == RPC_REQUEST)
-				client_send_error(s, &q[i].id, -32603,
-				    "Internal error: session failed to start");
-			msg_rpc_free(&q[i]);
-		} else
-			client_message(s, &q[i]);
-	}
-	free(q);
-}
-
-/* The client worker's frames (child.c dispatches by this table). */
-
-static void
-client_hello(struct child *ch, struct frame_msg *fm)
-{
-	child_hello(ch, fm, ROLE_WORKER_CLIENT);
-	session_hello_done(ch->owner);
-}
-
-static void
-client_rpc_in(struct child *ch, struct frame_msg *fm)
-{
-	struct session *s = ch->owner;
-	struct rpc m;
-	int r;
-
-	if ((r = msg_rpc_get(fm->payload, &m, s->cfg->max_message)) != 0)
-		fatal_r(r, "%s: bad rpc frame", ch->tag);
-	client_message(s, &m);
-}
-
-static void
-client_rpc_bad(struct child *ch, struct frame_msg *fm)
-{
-	struct session *s = ch->owner;
-	struct msg_rpc_bad bad;
-	int r;
-
-	if ((r = msg_rpc_bad_get(fm->payload, &bad)) != 0)
-		fatal_r(r, "%s: bad frame", ch->tag);
-	/* A broken response is never answered: it would loop. */
-	if (bad.was_response)
-		debug("client sent a broken response: %s", bad.message);
-	else
-		client_send_error(s, &bad.id, bad.code, bad.message);
-	msg_rpc_bad_free(&bad);
-}
-
-static void
-client_input_eof(struct child *ch, struct frame_msg *fm)
-{
-	struct session *s = ch->owner;
-
-	if (msg_empty_get(fm->payload) != 0)
-		fatal("%s: bad input-eof", ch->tag);
-	child_input_ended(ch);
-	debug("client closed its input");
-	if (s->state < SESSION_DRAIN)
-		s->state = SESSION_DRAIN;
-	session_check_drained(s);
-}
-
-static void
-client_worker_exited(struct child *ch, int status)
-{
-	session_worker_exited(ch->owner, ch, status);
-}
-
-static const struct child_frame client_frames[] = {
-	{ MSG_HELLO,	 CHILD_P_HELLO,			client_hello },
-	{ MSG_LOG,	 CHILD_P_RUN | CHILD_P_EOF,	child_log },
-	{ MSG_RPC_IN,	 CHILD_P_RUN,			client_rpc_in },
-	{ MSG_RPC_BAD,	 CHILD_P_RUN,			client_rpc_bad },
-	{ MSG_INPUT_EOF, CHILD_P_RUN,			client_input_eof },
-};
-
-void
-client_worker_init(struct session *s)
-{
-	struct child *ch = &s->client;
-
-	ch->kind = CHILD_WORKER_CLIENT;
-	ch->tag = xstrdup("worker:client");
-	ch->sock = -1;
-	ch->frames = client_frames;
-	ch->nframes = sizeof(client_frames) / sizeof(client_frames[0]);
-	ch->exited = client_worker_exited;
-	ch->owner = s;
+	s->state = SESSION_START;
+	s->sig_chld = signal_event(s, SIGCHLD);
+	s->sig_term = signal_event(s, SIGTERM);
+	s->sig_int = signal_event(s, SIGINT);
+	s->sig_hup = signal_event(s, SIGHUP);
+	if ((s->grace_timer = evtimer_new(s->base, grace_timeout, s)) ==
+	    NULL || (s->start_timer = evtimer_new(s->base, start_timeout,
+	    s)) == NULL)
+		fatal("evtimer_new");
+	/* the workers have this long to say hello */
+	evtimer_add(s->start_timer, &tv);
 }

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "monitor.h"
 #include "msg.h"
+#include "relay.h"
 #include "value-json.h"
 #include "value.h"
 #include "xmalloc.h"
@@ -371,7 +372,7 @@ upstream_fail(struct upstream *up, const char *reason)
 		return;
 	}
 	up->state = UP_FAILED;
-	session_upstream_ready(up->s);
+	client_upstream_ready(up->s);
 }
 
 /* The client's capabilities that an upstream may use through us. */
@@ -464,7 +465,7 @@ on_initialize(struct upstream *up, struct rpc *m)
 		if (surface_pin(up, value_array(), err, sizeof(err)) != 0)
 			fatal("upstream %s: %s", up->name, err);
 		up->state = UP_READY;
-		session_upstream_ready(up->s);
+		client_upstream_ready(up->s);
 		return;
 	}
 	start_listing(up, NULL);
@@ -535,7 +536,7 @@ listing_done(struct upstream *up, struct value *tools)
 			return;
 		}
 		up->state = UP_READY;
-		session_upstream_ready(s);
+		client_upstream_ready(s);
 	} else if (listing_keep(up), surface_update(up, tools)) {
 		surface_build(s);
 		if (s->state == SESSION_READY || s->state == SESSION_DRAIN)
@@ -682,7 +683,7 @@ on_response(struct upstream *up, struct rpc *m)
 		upstream_drop_pending(up, p);
 		break;
 	}
-	session_check_drained(up->s);
+	session_event(up->s, SEV_SETTLED);
 }
 
 static void
@@ -697,7 +698,7 @@ on_request(struct upstream *up, struct rpc *m)
 	    strcmp(m->method, "sampling/createMessage") == 0) {
 		/* its question or prompt reaches the client: untrusted */
 		decide_record_output(up->s, m->params);
-		session_relay_request(up->s, up, m);
+		relay_request(up->s, up, m);
 		return;
 	}
 	upstream_reply_error(up, &m->id, -32601, "Method not found");
@@ -741,7 +742,7 @@ on_notification(struct upstream *up, struct rpc *m)
 		return;
 	}
 	if (strcmp(m->method, "notifications/cancelled") == 0) {
-		session_relay_cancel(s, up, m->params);
+		relay_cancel(s, up, m->params);
 		return;
 	}
 	if (strcmp(m->method, "notifications/tools/list_changed") == 0) {
@@ -799,7 +800,7 @@ on_bad_response(struct upstream *up, const struct msg_rpc_bad *bad)
 	if (p->kind == PEND_FORWARD) {
 		client_send_error(up->s, &p->cid, -32603, msg);
 		upstream_drop_pending(up, p);
-		session_check_drained(up->s);
+		session_event(up->s, SEV_SETTLED);
 	} else {
 		/* its own request (initialize, tools/list): an error answer */
 		memset(&m, 0, sizeof(m));
@@ -820,7 +821,7 @@ up_hello(struct child *ch, struct frame_msg *fm)
 	struct upstream *up = ch->owner;
 
 	child_hello(ch, fm, ROLE_WORKER_UPSTREAM);
-	session_hello_done(up->s);
+	session_event(up->s, SEV_HELLO);
 	if (up->s->state == SESSION_INIT)
 		upstream_start(up);
 }
@@ -870,6 +871,42 @@ up_rpc_bad(struct child *ch, struct frame_msg *fm)
 	msg_rpc_bad_free(&bad);
 }
 
+/*
+ * Its output ended: it is gone.  What it owes the client is answered
+ * with an error, held calls are denied, its relayed requests forgotten.
+ */
+static void
+upstream_gone(struct upstream *up)
+{
+	struct session *s = up->s;
+	struct pending *p;
+	char msg[BNC_REASON_MAX];
+
+	upstream_close_input(up);
+	if (up->state != UP_READY) {
+		if (s->state != SESSION_CLOSING)
+			upstream_fail(up, "exited during start-up");
+	} else {
+		if (s->state != SESSION_CLOSING)
+			error("upstream %s exited", up->name);
+		up->state = UP_DEAD;
+	}
+	snprintf(msg, sizeof(msg), "Internal error: upstream \"%s\" exited",
+	    up->name);
+	while (up->npend > 0) {
+		p = &up->pend[up->npend - 1];
+		/* After the client's EOF, no answer is owed any more. */
+		if (p->kind == PEND_FORWARD && !child_at_eof(&s->client))
+			client_send_error(s, &p->cid, -32603, msg);
+		upstream_drop_pending(up, p);
+	}
+	/* Calls held for its re-listing are decided now: denied. */
+	up->unsettled = 0;
+	gate_release_held(up);
+	relay_drop(s, up);
+	session_event(s, SEV_SETTLED);
+}
+
 static void
 up_input_eof(struct child *ch, struct frame_msg *fm)
 {
@@ -878,8 +915,8 @@ up_input_eof(struct child *ch, struct frame_msg *fm)
 	if (msg_empty_get(fm->payload) != 0)
 		fatal("%s: bad input-eof", ch->tag);
 	child_input_ended(ch);
-	session_upstream_gone(up->s, up);
-	session_closing_progress(up->s);
+	upstream_gone(up);
+	session_event(up->s, SEV_CHILD_GONE);
 }
 
 static const struct child_frame up_frames[] = {

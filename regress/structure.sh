@@ -5,7 +5,9 @@
 # means.  It includes no protocol header and its object references no
 # symbol of the layers above it (gate_, client_, upstream_, route_,
 # session_, relay_, decide_): frames reach their handlers through the
-# tables the owners give it.  If this fails, a layer calls upward again.
+# tables the owners give it.  session.c alone writes the session's
+# state; the others report events (session_event).  If this fails, a
+# layer calls upward again, or the lifecycle is decided in two places.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -31,4 +33,15 @@ bad=$(echo "$syms" | grep -E '^(gate|client|upstream|route|session|relay|decide)
 [ -z "$bad" ] || fail "child.o calls upward:
 $bad"
 log "child.o: $(echo "$syms" | wc -l) undefined symbols, none above it"
+
+# --- one writer of the session state -------------------------------
+# Any assignment of a SESSION_* state, or to a session's state member,
+# outside session.c.
+grep -qE 'state = SESSION_|\<SESSION_[A-Z]+\>;' "$src/session.c" ||
+    fail "session.c assigns no session state: is this check stale?"
+bad=$(grep -nE '(state[[:space:]]*=[[:space:]]*SESSION_|(s|sess|up->s)(->|\.)state[[:space:]]*=[^=])' \
+    "$src"/*.c | grep -v "^$src/session.c:")
+[ -z "$bad" ] || fail "the session state is written outside session.c:
+$bad"
+log "session state: written in session.c only"
 pass
