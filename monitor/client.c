@@ -274,6 +274,7 @@ c_passthrough(struct session *s, struct rpc *m, const struct method_handler *h)
 static void
 c_set_level(struct session *s, struct rpc *m, const struct method_handler *h)
 {
+	static const struct pending_req discard;
 	size_t i, n = 0, capable = 0;
 
 	if (!value_is(m->params, V_OBJECT) ||
@@ -288,8 +289,9 @@ c_set_level(struct session *s, struct rpc *m, const struct method_handler *h)
 		capable++;
 		if (gate_notice(s, &s->ups[i], m->method, m->params) != 0)
 			continue;
+		/* its answer is discarded: no done */
 		if (upstream_request(&s->ups[i], m->method,
-		    value_dup(m->params), PEND_INTERNAL, NULL, NULL) != -1)
+		    value_dup(m->params), &discard) != -1)
 			n++;
 	}
 	if (capable == 0)

@@ -146,12 +146,30 @@ gate_not_sent(struct session *s, const struct rpc_id *cid, const char *what)
 	client_send_error(s, cid, -32603, reason);
 }
 
+/*
+ * A forwarded call's answer: its result is recorded as untrusted under
+ * its tool's policy (arg: the name the client called), and the resource
+ * links in it are remembered, before it goes back to the client.
+ */
+static void
+call_done(struct upstream *up, const struct pending *p, enum pend_end how,
+    struct rpc *m)
+{
+	struct session *s = up->s;
+
+	if (how == PEND_ANSWER && m->kind == RPC_RESULT) {
+		decide_result(s, surface_find(s, p->arg), m->result);
+		route_result(up, 0, -1, m->result);
+	}
+	upstream_to_client(up, p, how, m);
+}
+
 void
 gate_forward(struct session *s, const struct tool_entry *e,
     const struct rpc_id *cid, const struct value *params)
 {
+	struct pending_req req;
 	struct value *p, *meta, *tok;
-	int64_t uid;
 
 	p = value_dup(params);
 	value_object_put(p, "name", value_string(e->pin->name));
@@ -163,11 +181,14 @@ gate_forward(struct session *s, const struct tool_entry *e,
 	 * JSON is too large (a lying worker's), or that finds the queue
 	 * toward a slow upstream's stdin full: the log says so.
 	 */
-	if ((uid = upstream_request(e->up, "tools/call", p, PEND_FORWARD, cid,
-	    tok)) == -1)
+	memset(&req, 0, sizeof(req));
+	req.done = call_done;
+	req.arg = xstrdup(e->exposed);
+	req.arg_mem = mem_string(e->exposed);
+	req.cid = cid;
+	req.progress = tok;
+	if (upstream_request(e->up, "tools/call", p, &req) == -1)
 		gate_not_sent(s, cid, "call");
-	else
-		upstream_pending_tool(e->up, uid, e->exposed);
 }
 
 static void

@@ -41,28 +41,45 @@ struct value;
 struct upstream;
 struct session;
 
-/* What an outstanding request toward an upstream is for. */
-enum pending_kind {
-	PEND_INIT = 1,		/* our initialize */
-	PEND_LIST,		/* our tools/list (pinning, re-listing) */
-	PEND_FORWARD,		/* a client request we forwarded */
-	PEND_INTERNAL		/* a request whose answer we discard */
+/*
+ * How a request toward an upstream ended, for the done callback its
+ * requester gave (upstream_request).
+ */
+enum pend_end {
+	PEND_ANSWER = 1,	/* m: the upstream's result or error */
+	PEND_UNUSABLE,		/* m: our error: its answer could not be used */
+	PEND_GONE		/* m: NULL: the upstream went away */
 };
 
+struct pending;
+struct rpc;
+
+/*
+ * A request in flight toward an upstream.  It ends once, in its
+ * requester's done callback (NULL: the answer is discarded), or it is
+ * dropped without one when the client cancels it.  arg is the
+ * requester's, one allocation, freed with free() once it ends.
+ */
 struct pending {
 	int64_t		 uid;		/* id we sent upstream */
-	enum pending_kind kind;
-	struct rpc_id	 cid;		/* PEND_FORWARD: the client's id */
+	struct rpc_id	 cid;		/* for the client: its id; else
+					 * RPC_ID_NONE */
 	struct value	*progress;	/* the client's progressToken or NULL */
 	char		*method;
-	int		 is_call;	/* tools/call: result goes to decide */
-	char		*tool;		/* tools/call: the name the client used */
-	int		 route_list;	/* ROUTE_LIST_*: remember what it names */
-	int		 route_index;	/* paged across upstreams, or -1 */
-	int		 req_kind;	/* a read or get: POLICY_RESOURCE or
-					 * POLICY_PROMPT, for its result */
-	char		*req_name;	/* its URI or prompt name */
+	void		(*done)(struct upstream *, const struct pending *,
+			    enum pend_end, struct rpc *m);
+	void		*arg;
 	size_t		 mem;		/* charged to the session */
+};
+
+/* What upstream_request() is asked to remember of a request. */
+struct pending_req {
+	void		(*done)(struct upstream *, const struct pending *,
+			    enum pend_end, struct rpc *m);
+	void		*arg;		/* taken, even when the request fails */
+	size_t		 arg_mem;	/* what arg holds, charged with it */
+	const struct rpc_id *cid;	/* forwarded: the client's id */
+	const struct value *progress;	/* forwarded: its progressToken */
 };
 
 #define ROUTE_LIST_RESOURCES	1
@@ -275,15 +292,16 @@ void	 client_worker_init(struct session *);
 void	 upstream_start(struct upstream *);
 void	 upstream_setup_io(struct upstream *);
 int	 upstream_send(struct upstream *, const struct rpc *);
+/*
+ * Sends a request (params taken) and remembers it until its answer: its
+ * id, or -1 if it was not sent (not running, its input closed,
+ * BNC_PENDING_MAX in flight, no memory, too large).
+ */
 int64_t	 upstream_request(struct upstream *, const char *method,
-	    struct value *params, enum pending_kind, const struct rpc_id *cid,
-	    const struct value *progress);
-void	 upstream_pending_tool(struct upstream *, int64_t uid,
-	    const char *tool);
-void	 upstream_pending_route(struct upstream *, int64_t uid, int list,
-	    int index);
-void	 upstream_pending_request(struct upstream *, int64_t uid, int kind,
-	    const char *name);
+	    struct value *params, const struct pending_req *);
+/* The usual done of a request forwarded for the client. */
+void	 upstream_to_client(struct upstream *, const struct pending *,
+	    enum pend_end, struct rpc *m);
 void	 upstream_notify(struct upstream *, const char *method,
 	    struct value *params);
 void	 upstream_reply(struct upstream *, const struct rpc_id *,

@@ -266,13 +266,64 @@ note_links(struct upstream *up, const struct value *result)
 	}
 }
 
+/* What a forwarded read or get is for: its result's policy. */
+struct named {
+	int		 kind;		/* POLICY_RESOURCE or POLICY_PROMPT */
+	char		 name[];	/* its URI or prompt name */
+};
+
+/* A list page: which list, and the upstream's place in the paging. */
+struct page {
+	int		 list;		/* ROUTE_LIST_* */
+	int		 index;		/* paged across upstreams, or -1 */
+};
+
+/*
+ * A forwarded request's answer: its result is untrusted (under the
+ * entry of the resource or prompt it names, if it names one), the
+ * resource links in it are remembered, and it goes back to the client.
+ */
+static void
+request_done(struct upstream *up, const struct pending *p,
+    enum pend_end how, struct rpc *m)
+{
+	const struct named *n = p->arg;
+
+	if (how == PEND_ANSWER && m->kind == RPC_RESULT) {
+		if (n != NULL)
+			decide_request_result(up->s, up, n->kind, n->name,
+			    m->result);
+		else
+			decide_result(up->s, NULL, m->result);
+		route_result(up, 0, -1, m->result);
+	}
+	upstream_to_client(up, p, how, m);
+}
+
+/* A list page's answer: merged (route_result) before it goes back. */
+static void
+page_done(struct upstream *up, const struct pending *p, enum pend_end how,
+    struct rpc *m)
+{
+	const struct page *pg = p->arg;
+
+	if (how == PEND_ANSWER && m->kind == RPC_RESULT) {
+		decide_result(up->s, NULL, m->result);
+		route_result(up, pg->list, pg->index, m->result);
+	}
+	upstream_to_client(up, p, how, m);
+}
+
 void
 route_forward(struct session *s, struct upstream *up, const char *method,
     const struct rpc_id *cid, const struct value *params)
 {
 	const struct route_method *rm = find_method(method);
+	struct pending_req req;
+	struct named *n;
 	struct value *p;
-	int64_t uid;
+	const char *name;
+	size_t len;
 
 	if (up->state != UP_READY) {
 		client_send_error(s, cid, -32603, "Internal error: "
@@ -281,14 +332,21 @@ route_forward(struct session *s, struct upstream *up, const char *method,
 	}
 	p = params != NULL ? value_dup(params) : value_object();
 	/* the decision saw the upstream take requests: too large as JSON */
-	if ((uid = upstream_request(up, method, p, PEND_FORWARD, cid,
-	    value_get(value_get(params, "_meta"), "progressToken"))) == -1) {
-		gate_not_sent(s, cid, "request");
-		return;
+	memset(&req, 0, sizeof(req));
+	req.done = request_done;
+	req.cid = cid;
+	req.progress = value_get(value_get(params, "_meta"), "progressToken");
+	if (rm != NULL && rm->result != 0 &&
+	    (name = value_get_str(params, rm->param)) != NULL) {
+		len = strlen(name);
+		n = xmalloc(sizeof(*n) + len + 1);
+		n->kind = rm->result;
+		memcpy(n->name, name, len + 1);
+		req.arg = n;
+		req.arg_mem = mem_alloc(sizeof(*n) + len + 1);
 	}
-	if (rm != NULL && rm->result != 0)
-		upstream_pending_request(up, uid, rm->result,
-		    value_get_str(params, rm->param));
+	if (upstream_request(up, method, p, &req) == -1)
+		gate_not_sent(s, cid, "request");
 }
 
 /* Forwards a list to one upstream of several, index: its place. */
@@ -296,18 +354,22 @@ static void
 forward_page(struct session *s, struct upstream *up, struct rpc *m,
     const struct value *params, int list, int index)
 {
-	struct value *p;
-	int64_t uid;
+	struct pending_req req;
+	struct page *pg;
 
 	if (gate_list(s, up, m, params) != 0)
 		return;
-	p = value_dup(params);
-	if ((uid = upstream_request(up, m->method, p, PEND_FORWARD, &m->id,
-	    value_get(value_get(params, "_meta"), "progressToken"))) == -1) {
+	pg = xmalloc(sizeof(*pg));
+	pg->list = list;
+	pg->index = index;
+	memset(&req, 0, sizeof(req));
+	req.done = page_done;
+	req.arg = pg;
+	req.arg_mem = mem_alloc(sizeof(*pg));
+	req.cid = &m->id;
+	req.progress = value_get(value_get(params, "_meta"), "progressToken");
+	if (upstream_request(up, m->method, value_dup(params), &req) == -1)
 		gate_not_sent(s, &m->id, "list");
-		return;
-	}
-	upstream_pending_route(up, uid, list, index);
 }
 
 void

@@ -40,6 +40,10 @@
 static struct buf *render_buf;
 
 static void	start_listing(struct upstream *, const char *cursor);
+static void	on_initialize(struct upstream *, struct rpc *);
+static void	on_tools_list(struct upstream *, struct rpc *);
+static void	list_done(struct upstream *, const struct pending *,
+	    enum pend_end, struct rpc *);
 
 /* The account follows what the queue toward its stdin holds. */
 static void
@@ -172,24 +176,104 @@ upstream_find_cid(struct upstream *up, const struct rpc_id *cid)
 	size_t i;
 
 	for (i = 0; i < up->npend; i++)
-		if (up->pend[i].kind == PEND_FORWARD &&
+		if (up->pend[i].cid.type != RPC_ID_NONE &&
 		    rpc_id_equal(&up->pend[i].cid, cid))
 			return &up->pend[i];
 	return NULL;
 }
 
+/*
+ * Takes p out of the table, its memory released: what it holds is the
+ * caller's to end with pend_free().  Whatever runs next may add entries
+ * and move the table, so nothing keeps a pointer into it.
+ */
+static struct pending
+pend_take(struct upstream *up, struct pending *p)
+{
+	struct pending t = *p;
+
+	mem_release(&up->s->mem, t.mem);
+	t.mem = 0;
+	*p = up->pend[--up->npend];
+	return t;
+}
+
+static void
+pend_free(struct pending *t)
+{
+	rpc_id_clear(&t->cid);
+	value_free(t->progress);
+	free(t->method);
+	free(t->arg);
+}
+
+/* The request p ended (how, m): its requester's done callback runs. */
+static void
+pend_end(struct upstream *up, struct pending *p, enum pend_end how,
+    struct rpc *m)
+{
+	struct pending t = pend_take(up, p);
+
+	if (t.done != NULL)
+		t.done(up, &t, how, m);
+	pend_free(&t);
+}
+
 void
 upstream_drop_pending(struct upstream *up, struct pending *p)
 {
-	size_t i = (size_t)(p - up->pend);
+	struct pending t = pend_take(up, p);
 
-	rpc_id_clear(&p->cid);
-	value_free(p->progress);
-	free(p->method);
-	free(p->tool);
-	free(p->req_name);
-	mem_release(&up->s->mem, p->mem);
-	up->pend[i] = up->pend[--up->npend];
+	pend_free(&t);
+}
+
+/*
+ * The usual end of a request forwarded for the client: its answer goes
+ * back with the client's own id, and everything the upstream said in it
+ * is untrusted from now on (a result's recording is the requester's, as
+ * it knows what the result is of).  An unusable answer is an error of
+ * ours; a request whose upstream went away is answered with an error
+ * too, unless the client's input ended: then no answer is owed.
+ */
+void
+upstream_to_client(struct upstream *up, const struct pending *p,
+    enum pend_end how, struct rpc *m)
+{
+	struct session *s = up->s;
+	struct rpc out;
+	char code[32], msg[BNC_REASON_MAX];
+
+	switch (how) {
+	case PEND_GONE:
+		if (child_at_eof(&s->client))
+			return;
+		snprintf(msg, sizeof(msg), "Internal error: upstream \"%s\" "
+		    "exited", up->name);
+		client_send_error(s, &p->cid, -32603, msg);
+		return;
+	case PEND_UNUSABLE:
+		client_send_error(s, &p->cid, -32603, m->message);
+		return;
+	case PEND_ANSWER:
+		break;
+	}
+	memset(&out, 0, sizeof(out));
+	out.kind = m->kind;
+	out.id = p->cid;
+	if (m->kind == RPC_RESULT)
+		out.result = m->result;
+	else {
+		/* its code too: a number it chose, as the client sees it */
+		snprintf(code, sizeof(code), "%lld", (long long)m->code);
+		decide_error_text(s, code);
+		decide_error_text(s, m->message);
+		if (m->data != NULL)
+			decide_result(s, NULL, m->data);
+		out.code = m->code;
+		out.message = m->message;
+		out.data = m->data;
+	}
+	client_send(s, &out);
 }
 
 /*
@@ -210,77 +294,21 @@ upstream_pending_need(const struct value *params)
 	    mem_alloc(BNC_UPSTREAM_NAME_MAX + 3);
 }
 
-/* Charges a name the entry of uid keeps; 0, or -1: not kept. */
-static int
-pend_charge(struct upstream *up, struct pending *p, const char *name)
-{
-	size_t n = mem_string(name);
-
-	if (mem_charge(&up->s->mem, n) != 0)
-		return -1;
-	p->mem += n;
-	return 0;
-}
-
-/* Names the tool a forwarded tools/call is for (its result's policy). */
-void
-upstream_pending_tool(struct upstream *up, int64_t uid, const char *tool)
-{
-	size_t i;
-
-	for (i = 0; i < up->npend; i++)
-		if (up->pend[i].uid == uid) {
-			/* not kept: its result is taint all the same */
-			if (up->pend[i].tool != NULL ||
-			    pend_charge(up, &up->pend[i], tool) != 0)
-				return;
-			up->pend[i].tool = xstrdup(tool);
-			return;
-		}
-}
-
-/* Marks a forwarded list for route_result(). */
-void
-upstream_pending_route(struct upstream *up, int64_t uid, int list, int index)
-{
-	size_t i;
-
-	for (i = 0; i < up->npend; i++)
-		if (up->pend[i].uid == uid) {
-			up->pend[i].route_list = list;
-			up->pend[i].route_index = index;
-			return;
-		}
-}
-
-/* Names the prompt or resource a forwarded get or read is for. */
-void
-upstream_pending_request(struct upstream *up, int64_t uid, int kind,
-    const char *name)
-{
-	struct pending *p;
-
-	if (name == NULL || (p = pend_find(up, uid)) == NULL ||
-	    p->req_name != NULL || pend_charge(up, p, name) != 0)
-		return;
-	p->req_kind = kind;
-	p->req_name = xstrdup(name);
-}
-
 int64_t
 upstream_request(struct upstream *up, const char *method,
-    struct value *params, enum pending_kind kind, const struct rpc_id *cid,
-    const struct value *progress)
+    struct value *params, const struct pending_req *req)
 {
 	struct rpc m;
 	struct pending *p;
 	size_t need;
 
 	need = mem_alloc(sizeof(*p)) + mem_string(method) +
-	    mem_string(cid != NULL ? cid->s : NULL) + mem_value(progress);
+	    mem_string(req->cid != NULL ? req->cid->s : NULL) +
+	    mem_value(req->progress) + req->arg_mem;
 	if (up->npend >= BNC_PENDING_MAX || up->in_closed ||
 	    mem_charge(&up->s->mem, need) != 0) {
 		value_free(params);
+		free(req->arg);
 		return -1;
 	}
 	memset(&m, 0, sizeof(m));
@@ -292,22 +320,22 @@ upstream_request(struct upstream *up, const char *method,
 	if (upstream_send(up, &m) != 0) {
 		mem_release(&up->s->mem, need);
 		value_free(params);
+		free(req->arg);
 		return -1;
 	}
 	up->pend = xreallocarray(up->pend, up->npend + 1, sizeof(*up->pend));
 	p = &up->pend[up->npend++];
 	memset(p, 0, sizeof(*p));
 	p->uid = m.id.n;
-	p->kind = kind;
+	p->done = req->done;
+	p->arg = req->arg;
 	p->mem = need;
 	p->method = xstrdup(method);
-	p->is_call = strcmp(method, "tools/call") == 0;
-	p->route_index = -1;
-	if (cid != NULL)
-		rpc_id_copy(&p->cid, cid);
+	if (req->cid != NULL)
+		rpc_id_copy(&p->cid, req->cid);
 	/* progress may point into params: copy it before they go. */
-	if (progress != NULL)
-		p->progress = value_dup(progress);
+	if (req->progress != NULL)
+		p->progress = value_dup(req->progress);
 	value_free(params);
 	return m.id.n;
 }
@@ -392,12 +420,34 @@ relayed_caps(const struct value *client)
 	return caps;
 }
 
+/* Its own requests end in on_initialize and on_tools_list; an upstream
+ * that went away has failed already (upstream_gone). */
+static void
+init_done(struct upstream *up, const struct pending *p, enum pend_end how,
+    struct rpc *m)
+{
+	(void)p;
+	if (how != PEND_GONE)
+		on_initialize(up, m);
+}
+
+static void
+list_done(struct upstream *up, const struct pending *p, enum pend_end how,
+    struct rpc *m)
+{
+	(void)p;
+	if (how != PEND_GONE)
+		on_tools_list(up, m);
+}
+
 void
 upstream_start(struct upstream *up)
 {
 	struct session *s = up->s;
+	struct pending_req req;
 	struct value *params, *info;
 
+	memset(&req, 0, sizeof(req));
 	if (up->state != UP_STARTED || !child_said_hello(&up->worker))
 		return;
 	params = value_object();
@@ -412,8 +462,8 @@ upstream_start(struct upstream *up)
 		    value_string(PACKAGE_VERSION));
 	}
 	value_object_put(params, "clientInfo", info);
-	if (upstream_request(up, "initialize", params, PEND_INIT, NULL,
-	    NULL) == -1) {
+	req.done = init_done;
+	if (upstream_request(up, "initialize", params, &req) == -1) {
 		upstream_fail(up, "cannot send initialize");
 		return;
 	}
@@ -474,8 +524,11 @@ on_initialize(struct upstream *up, struct rpc *m)
 static void
 start_listing(struct upstream *up, const char *cursor)
 {
+	struct pending_req req;
 	struct value *params = NULL;
 
+	memset(&req, 0, sizeof(req));
+	req.done = list_done;
 	if (cursor == NULL) {
 		value_free(up->listing);
 		mem_release(&up->s->mem, up->listing_mem);
@@ -486,8 +539,7 @@ start_listing(struct upstream *up, const char *cursor)
 		params = value_object();
 		value_object_put(params, "cursor", value_string(cursor));
 	}
-	if (upstream_request(up, "tools/list", params, PEND_LIST, NULL,
-	    NULL) == -1)
+	if (upstream_request(up, "tools/list", params, &req) == -1)
 		upstream_fail(up, "cannot send tools/list");
 }
 
@@ -622,41 +674,6 @@ on_tools_list(struct upstream *up, struct rpc *m)
 	listing_done(up, tools);
 }
 
-/* A forwarded request's answer goes back to the client with its own id. */
-static void
-on_forward(struct upstream *up, struct pending *p, struct rpc *m)
-{
-	struct session *s = up->s;
-	struct rpc out;
-	char code[32];
-
-	memset(&out, 0, sizeof(out));
-	out.kind = m->kind;
-	out.id = p->cid;
-	/* Everything an upstream returns is untrusted from now on. */
-	if (m->kind == RPC_RESULT) {
-		if (p->req_name != NULL)
-			decide_request_result(s, up, p->req_kind, p->req_name,
-			    m->result);
-		else
-			decide_result(s, p->tool != NULL ?
-			    surface_find(s, p->tool) : NULL, m->result);
-		route_result(up, p->route_list, p->route_index, m->result);
-		out.result = m->result;
-	} else {
-		/* its code too: a number it chose, as the client sees it */
-		snprintf(code, sizeof(code), "%lld", (long long)m->code);
-		decide_error_text(s, code);
-		decide_error_text(s, m->message);
-		if (m->data != NULL)
-			decide_result(s, NULL, m->data);
-		out.code = m->code;
-		out.message = m->message;
-		out.data = m->data;
-	}
-	client_send(s, &out);
-}
-
 static void
 on_response(struct upstream *up, struct rpc *m)
 {
@@ -666,23 +683,7 @@ on_response(struct upstream *up, struct rpc *m)
 		debug("upstream %s: answer to unknown id dropped", up->name);
 		return;
 	}
-	switch (p->kind) {
-	case PEND_INIT:
-		upstream_drop_pending(up, p);
-		on_initialize(up, m);
-		break;
-	case PEND_LIST:
-		upstream_drop_pending(up, p);
-		on_tools_list(up, m);
-		break;
-	case PEND_FORWARD:
-		on_forward(up, p, m);
-		upstream_drop_pending(up, p);
-		break;
-	case PEND_INTERNAL:
-		upstream_drop_pending(up, p);
-		break;
-	}
+	pend_end(up, p, PEND_ANSWER, m);
 	session_event(up->s, SEV_SETTLED);
 }
 
@@ -714,7 +715,7 @@ on_progress(struct upstream *up, struct rpc *m)
 	if (tok == NULL)
 		return;
 	for (i = 0; i < up->npend; i++)
-		if (up->pend[i].kind == PEND_FORWARD &&
+		if (up->pend[i].progress != NULL &&
 		    value_equal(up->pend[i].progress, tok)) {
 			decide_record_output(up->s, m->params);
 			client_notify(up->s, m->method, m->params);
@@ -753,7 +754,7 @@ on_notification(struct upstream *up, struct rpc *m)
 			return;
 		up->unsettled = 1;
 		for (j = 0; j < up->npend; j++)
-			if (up->pend[j].kind == PEND_LIST) {
+			if (up->pend[j].done == list_done) {
 				up->relist = 1;	/* it may predate the change */
 				return;
 			}
@@ -797,19 +798,14 @@ on_bad_response(struct upstream *up, const struct msg_rpc_bad *bad)
 	decide_error_text(up->s, bad->message);
 	xasprintf(&msg, "upstream %s sent an answer bouncer cannot use (%s)",
 	    up->name, bad->message);
-	if (p->kind == PEND_FORWARD) {
-		client_send_error(up->s, &p->cid, -32603, msg);
-		upstream_drop_pending(up, p);
-		session_event(up->s, SEV_SETTLED);
-	} else {
-		/* its own request (initialize, tools/list): an error answer */
-		memset(&m, 0, sizeof(m));
-		m.kind = RPC_ERROR;
-		m.id = bad->id;
-		m.code = -32603;	/* internal error */
-		m.message = msg;
-		on_response(up, &m);
-	}
+	/* an error answer of ours: it quotes nothing new */
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_ERROR;
+	m.id = bad->id;
+	m.code = -32603;	/* internal error */
+	m.message = msg;
+	pend_end(up, p, PEND_UNUSABLE, &m);
+	session_event(up->s, SEV_SETTLED);
 	free(msg);
 }
 
@@ -879,9 +875,6 @@ static void
 upstream_gone(struct upstream *up)
 {
 	struct session *s = up->s;
-	struct pending *p;
-	char msg[BNC_REASON_MAX];
-
 	upstream_close_input(up);
 	if (up->state != UP_READY) {
 		if (s->state != SESSION_CLOSING)
@@ -891,15 +884,8 @@ upstream_gone(struct upstream *up)
 			error("upstream %s exited", up->name);
 		up->state = UP_DEAD;
 	}
-	snprintf(msg, sizeof(msg), "Internal error: upstream \"%s\" exited",
-	    up->name);
-	while (up->npend > 0) {
-		p = &up->pend[up->npend - 1];
-		/* After the client's EOF, no answer is owed any more. */
-		if (p->kind == PEND_FORWARD && !child_at_eof(&s->client))
-			client_send_error(s, &p->cid, -32603, msg);
-		upstream_drop_pending(up, p);
-	}
+	while (up->npend > 0)
+		pend_end(up, &up->pend[up->npend - 1], PEND_GONE, NULL);
 	/* Calls held for its re-listing are decided now: denied. */
 	up->unsettled = 0;
 	gate_release_held(up);
