@@ -35,6 +35,20 @@
 #include "value.h"
 #include "xmalloc.h"
 
+/*
+ * A call that waits for its upstream's changed tool list: the client's
+ * request, or a call a human approved (ask), to be decided again with
+ * flags once the list is in.  The session keeps them in arrival order
+ * (s->held); only this file reads them.
+ */
+struct held_call {
+	struct upstream	*up;
+	struct rpc	 m;		/* unused when ask is set */
+	struct ask	*ask;
+	int		 flags;
+	size_t		 mem;		/* charged to the session */
+};
+
 /* The result every denied call gets (DESIGN 1.1). */
 static struct value *
 blocked_result(const char *reason)
@@ -257,21 +271,21 @@ ask_free(struct ask *a)
 	free(a);
 }
 
-/* Drops entry i of up's held calls; the others keep their order. */
+/* Drops held call i; the others keep their order. */
 static void
-held_drop(struct upstream *up, size_t i)
+held_drop(struct session *s, size_t i)
 {
-	mem_release(&up->s->mem, up->held[i].mem);
-	msg_rpc_free(&up->held[i].m);
-	memmove(&up->held[i], &up->held[i + 1],
-	    (up->nheld - i - 1) * sizeof(*up->held));
-	up->nheld--;
+	mem_release(&s->mem, s->held[i].mem);
+	msg_rpc_free(&s->held[i].m);
+	memmove(&s->held[i], &s->held[i + 1],
+	    (s->nheld - i - 1) * sizeof(*s->held));
+	s->nheld--;
 }
 
 static void
 ask_remove(struct session *s, struct ask *a)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < s->nasks; i++)
 		if (s->asks[i] == a) {
@@ -279,12 +293,11 @@ ask_remove(struct session *s, struct ask *a)
 			break;
 		}
 	/* an approved call may wait for its upstream's list */
-	for (i = 0; i < s->nups; i++)
-		for (j = 0; j < s->ups[i].nheld; j++)
-			if (s->ups[i].held[j].ask == a) {
-				held_drop(&s->ups[i], j);
-				break;
-			}
+	for (i = 0; i < s->nheld; i++)
+		if (s->held[i].ask == a) {
+			held_drop(s, i);
+			break;
+		}
 	ask_free(a);
 }
 
@@ -297,21 +310,26 @@ static int
 hold(struct upstream *up, const struct rpc *m, struct ask *a, int flags,
     const char **why)
 {
+	struct session *s = up->s;
 	struct held_call *h;
-	size_t need = sizeof(*h) + (m != NULL ? mem_rpc(m) : 0);
+	size_t i, n, need = sizeof(*h) + (m != NULL ? mem_rpc(m) : 0);
 
-	if (up->nheld >= BNC_PENDING_MAX) {
+	for (i = n = 0; i < s->nheld; i++)
+		if (s->held[i].up == up)
+			n++;
+	if (n >= BNC_PENDING_MAX) {
 		*why = "too many calls wait for the upstream's changed tool "
 		    "list";
 		return -1;
 	}
-	if (mem_charge(&up->s->mem, need) != 0) {
+	if (mem_charge(&s->mem, need) != 0) {
 		*why = MEM_FULL_REASON;
 		return -1;
 	}
-	up->held = xreallocarray(up->held, up->nheld + 1, sizeof(*up->held));
-	h = &up->held[up->nheld++];
+	s->held = xreallocarray(s->held, s->nheld + 1, sizeof(*s->held));
+	h = &s->held[s->nheld++];
 	memset(h, 0, sizeof(*h));
+	h->up = up;
 	h->ask = a;
 	h->flags = flags;
 	h->mem = need;
@@ -551,19 +569,28 @@ gate_tool_call(struct session *s, struct rpc *m)
 void
 gate_release_held(struct upstream *up)
 {
-	struct held_call *h = up->held;
+	struct session *s = up->s;
+	struct held_call *h;
 	struct ask *a;
-	size_t i, n = up->nheld;
+	size_t i, n, kept;
 
-	up->held = NULL;
-	up->nheld = 0;
+	/* up's calls leave the list before any is decided: a decision
+	 * may hold a call again, or drop another */
+	h = xcalloc(s->nheld > 0 ? s->nheld : 1, sizeof(*h));
+	for (i = n = kept = 0; i < s->nheld; i++) {
+		if (s->held[i].up == up)
+			h[n++] = s->held[i];
+		else
+			s->held[kept++] = s->held[i];
+	}
+	s->nheld = kept;
 	for (i = 0; i < n; i++) {
-		mem_release(&up->s->mem, h[i].mem);
+		mem_release(&s->mem, h[i].mem);
 		if ((a = h[i].ask) != NULL)
-			gate_run(up->s, a, &a->cid, a->tool, a->params,
+			gate_run(s, a, &a->cid, a->tool, a->params,
 			    h[i].flags);
 		else
-			gate_tool_call(up->s, &h[i].m);
+			gate_tool_call(s, &h[i].m);
 		msg_rpc_free(&h[i].m);
 	}
 	free(h);
@@ -820,10 +847,9 @@ int
 gate_cancel(struct session *s, const struct rpc_id *cid)
 {
 	struct value *params;
-	struct upstream *up;
 	struct ask *a;
 	char reason[BNC_REASON_MAX + 64];
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < s->nasks; i++) {
 		a = s->asks[i];
@@ -840,18 +866,15 @@ gate_cancel(struct session *s, const struct rpc_id *cid)
 		session_event(s, SEV_SETTLED);
 		return 1;
 	}
-	for (i = 0; i < s->nups; i++) {
-		up = &s->ups[i];
-		for (j = 0; j < up->nheld; j++) {
-			/* an approved one was found among the asks above */
-			if (up->held[j].ask != NULL ||
-			    !rpc_id_equal(&up->held[j].m.id, cid))
-				continue;
-			verbose("%s: cancelled while held",
-			    value_get_str(up->held[j].m.params, "name"));
-			held_drop(up, j);
-			return 1;
-		}
+	for (i = 0; i < s->nheld; i++) {
+		/* an approved one was found among the asks above */
+		if (s->held[i].ask != NULL ||
+		    !rpc_id_equal(&s->held[i].m.id, cid))
+			continue;
+		verbose("%s: cancelled while held",
+		    value_get_str(s->held[i].m.params, "name"));
+		held_drop(s, i);
+		return 1;
 	}
 	return 0;
 }

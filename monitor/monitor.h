@@ -29,6 +29,7 @@ struct approvals;
 struct ask;
 struct audit;
 struct errpipe;
+struct held_call;
 struct request;
 struct uritemplate;
 struct config;
@@ -113,18 +114,6 @@ enum upstream_state {
 	UP_DEAD			/* exited after start-up */
 };
 
-/*
- * A call that waits for its upstream's changed tool list: the client's
- * request, or a call a human approved (ask), to be decided again with
- * flags once the list is in.
- */
-struct held_call {
-	struct rpc	 m;		/* unused when ask is set */
-	struct ask	*ask;
-	int		 flags;
-	size_t		 mem;		/* charged to the session */
-};
-
 struct pin {
 	char		*name;		/* the upstream's tool name */
 	uint8_t		 hash[32];	/* SHA-256 of the canonical definition */
@@ -162,13 +151,11 @@ struct upstream {
 	int			 relist;	/* list_changed while listing */
 	/*
 	 * Between a list_changed and the answer to our re-listing, the
-	 * upstream's tools are unsettled: calls to them are held, in
-	 * order, and decided against the new list (a rug pull cannot slip
-	 * a call through that window).
+	 * upstream's tools are unsettled: gate.c holds calls to them, in
+	 * order, and decides them against the new list (a rug pull cannot
+	 * slip a call through that window).
 	 */
 	int			 unsettled;
-	struct held_call	*held;
-	size_t			 nheld;
 	/* current tools, as last listed: a pin is visible if unchanged */
 	struct value		*current;	/* array, or NULL = pins */
 	char			*fail_reason;
@@ -268,6 +255,9 @@ struct session {
 	size_t			 nbudgets;
 	struct ask		*asks[BNC_ASKS_MAX];
 	size_t			 nasks;
+	struct held_call	*held;		/* gate.c's: calls that wait for
+						 * a changed tool list */
+	size_t			 nheld;
 	struct route		*routes;
 	size_t			 nroutes;
 	size_t			 ntemplates;	/* 't' routes */
