@@ -207,21 +207,41 @@ show_list(struct buf *b, char *const *items, size_t n)
 	return (const char *)buf_ptr(b);
 }
 
+/* Calls counted against a tool's (or an entry's) max_calls. */
+struct budget {
+	char		*tool;
+	long long	 count;
+};
+
 static struct budget *
 budget_slot(struct session *s, const char *tool)
 {
+	struct budgets *bs = &s->budgets;
 	size_t i;
 
-	for (i = 0; i < s->nbudgets; i++)
-		if (strcmp(s->budgets[i].tool, tool) == 0)
-			return &s->budgets[i];
-	if (s->nbudgets >= BNC_BUDGETS_MAX)
+	for (i = 0; i < bs->n; i++)
+		if (strcmp(bs->v[i].tool, tool) == 0)
+			return &bs->v[i];
+	if (bs->n >= BNC_BUDGETS_MAX)
 		return NULL;
-	s->budgets = xreallocarray(s->budgets, s->nbudgets + 1,
-	    sizeof(*s->budgets));
-	s->budgets[s->nbudgets].tool = xstrdup(tool);
-	s->budgets[s->nbudgets].count = 0;
-	return &s->budgets[s->nbudgets++];
+	bs->v = xreallocarray(bs->v, bs->n + 1, sizeof(*bs->v));
+	bs->v[bs->n].tool = xstrdup(tool);
+	bs->v[bs->n].count = 0;
+	return &bs->v[bs->n++];
+}
+
+void
+budgets_clear(struct budgets *bs)
+{
+	size_t i;
+
+	if (bs == NULL)
+		return;
+	for (i = 0; i < bs->n; i++)
+		free(bs->v[i].tool);
+	free(bs->v);
+	bs->v = NULL;
+	bs->n = 0;
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include "bounds.h"
 
+struct budget;
 struct session;
 struct tool_entry;
 struct upstream;
@@ -24,6 +25,18 @@ enum verdict {
 	VERDICT_DENY,
 	VERDICT_ASK
 };
+
+/*
+ * The calls counted against each max_calls, by tool name (a prompt's
+ * key, a resource entry's name).  Its owner keeps it for as long as
+ * the counts must last (a session) and frees it with budgets_clear;
+ * decide.c alone reads and grows it.  Starts zeroed.
+ */
+struct budgets {
+	struct budget	*v;
+	size_t		 n;
+};
+void	budgets_clear(struct budgets *);
 
 #define DECIDE_COUNT_BUDGET	0x01	/* a new call, not a re-evaluation */
 #define DECIDE_CONFIRMED	0x02	/* a human confirmed this very call */

@@ -385,6 +385,7 @@ main(int argc, char **argv)
 	sess.audit = NULL;
 	taint_free(sess.taint);
 	approvals_free(sess.approvals);
+	budgets_clear(&sess.budgets);
 	policy_free(sess.policy);
 	debug("exit %d", sess.exit_code);
 	exit(sess.exit_code);

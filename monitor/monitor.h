@@ -20,6 +20,7 @@
 
 #include "bounds.h"
 #include "child.h"
+#include "decide.h"
 #include "frame.h"
 #include "memory.h"
 #include "msg.h"
@@ -177,12 +178,6 @@ struct tool_entry {
 					 * Names), or NULL */
 };
 
-/* Calls counted against a tool's max_calls this session. */
-struct budget {
-	char		*tool;
-	long long	 count;
-};
-
 /* A call waiting for a human's answer to an elicitation/create. */
 struct ask {
 	int64_t		 sid;		/* id of our elicitation request */
@@ -251,8 +246,7 @@ struct session {
 	int			 taint_dropped;	/* logged: output dropped */
 	struct approvals	*approvals;
 	struct audit		*audit;
-	struct budget		*budgets;
-	size_t			 nbudgets;
+	struct budgets		 budgets;	/* max_calls spent */
 	struct ask		*asks[BNC_ASKS_MAX];
 	size_t			 nasks;
 	struct held_call	*held;		/* gate.c's: calls that wait for
