@@ -413,7 +413,7 @@ merged_caps(struct session *s)
 		for (i = 0; i < s->nups; i++)
 			if ((v = value_get(s->ups[i].caps, passed[j])) != NULL) {
 				/* the upstream's words, to the client */
-				decide_record_output(s, v);
+				decide_record_output(&s->dc, v);
 				value_object_put(caps, passed[j],
 				    value_dup(v));
 				break;
@@ -503,7 +503,7 @@ client_upstream_ready(struct session *s)
 		if (s->ups[i].state == UP_FAILED) {
 			/* it may quote the upstream (its error, its version,
 			 * a tool name): untrusted like what it quotes */
-			decide_error_text(s, s->ups[i].fail_reason);
+			decide_error_text(&s->dc, s->ups[i].fail_reason);
 			snprintf(msg, sizeof(msg), "Internal error: upstream "
 			    "\"%s\" failed to start: %s", s->ups[i].name,
 			    s->ups[i].fail_reason != NULL ?

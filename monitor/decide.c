@@ -3,9 +3,12 @@
  *
  * First hit wins; any doubt is a deny.  It must never forward, write or
  * answer anything itself: it only decides, so that every caller records
- * and enforces the same verdict.  Reason strings follow the reference
- * design (seed-semantics 3.1), values quoted as Python's repr() would,
- * because existing users and audits compare them.
+ * and enforces the same verdict.  Nor may it reach into the session: it
+ * sees one only through a struct decide_ctx (decide.h), and calls
+ * nothing of the modules that run it (regress/structure.sh), so that
+ * it is tested alone.  Reason strings follow the reference design
+ * (seed-semantics 3.1), values quoted as Python's repr() would, because
+ * existing users and audits compare them.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -214,9 +217,9 @@ struct budget {
 };
 
 static struct budget *
-budget_slot(struct session *s, const char *tool)
+budget_slot(struct decide_ctx *dc, const char *tool)
 {
-	struct budgets *bs = &s->budgets;
+	struct budgets *bs = dc->budgets;
 	size_t i;
 
 	for (i = 0; i < bs->n; i++)
@@ -261,7 +264,7 @@ upstream_home(const struct upstream_cfg *u)
 
 /* 4. Constraints: write paths, then full-match patterns. */
 static int
-check_constraints(struct session *s, const struct tool_entry *e,
+check_constraints(struct decide_ctx *dc, const struct tool_entry *e,
     const struct tool_policy *pol, const struct value *args,
     struct decision *d)
 {
@@ -271,7 +274,7 @@ check_constraints(struct session *s, const struct tool_entry *e,
 	size_t i;
 	int r, denied = 0;
 
-	base = e->up->cfg->cwd != NULL ? e->up->cfg->cwd : s->cwd;
+	base = e->up->cfg->cwd != NULL ? e->up->cfg->cwd : dc->cwd;
 	for (i = 0; i < pol->nwrite && pol->nprefixes > 0 && !denied; i++) {
 		if ((v = value_get(args, pol->write_params[i])) == NULL)
 			continue;
@@ -334,7 +337,7 @@ enum gmode {
 
 /* The sink gate's working state for one call. */
 struct gate {
-	struct session		 *s;
+	struct decide_ctx	 *dc;
 	const char		 *tool;
 	const struct tool_policy *pol;
 	struct decision		 *d;
@@ -356,7 +359,7 @@ static int
 is_trusted(const struct gate *g, const char *param, const char *s, size_t len)
 {
 	return policy_trusted_value(g->pol, s, len) ||
-	    approvals_has(g->s->approvals, g->tool, param, s, len);
+	    approvals_has(g->dc->approvals, g->tool, param, s, len);
 }
 
 static const char *
@@ -396,7 +399,7 @@ static int
 id_trusted(const struct gate *g, const struct canon_id *id)
 {
 	return policy_trusted_id(g->pol, id->form, id->alt) ||
-	    approvals_has_id(g->s->approvals, g->tool, gpath(g), id->form,
+	    approvals_has_id(g->dc->approvals, g->tool, gpath(g), id->form,
 	    id->alt);
 }
 
@@ -422,12 +425,12 @@ lookup_id(const struct gate *g, const char *text, const struct canon_id *id)
 {
 	enum taint_found f;
 
-	f = taint_lookup(g->s->taint, text + id->off, id->len);
+	f = taint_lookup(g->dc->taint, text + id->off, id->len);
 	if (f != TAINT_FOUND)
-		f = worse(f, taint_lookup(g->s->taint, id->form,
+		f = worse(f, taint_lookup(g->dc->taint, id->form,
 		    strlen(id->form)));
 	if (f != TAINT_FOUND && id->alt != NULL)
-		f = worse(f, taint_lookup(g->s->taint, id->alt,
+		f = worse(f, taint_lookup(g->dc->taint, id->alt,
 		    strlen(id->alt)));
 	return f;
 }
@@ -586,12 +589,12 @@ judge_identity(void *arg, const char *s, size_t len)
 	g->idents--;
 	if (is_trusted(g, gpath(g), s, len))
 		return 0;
-	f = taint_lookup(g->s->taint, s, len);
+	f = taint_lookup(g->dc->taint, s, len);
 	if (f == TAINT_FOUND)
 		idres_note(res, ID_FOUND, s, len);
 	else if (f == TAINT_UNSURE)
 		idres_note(res, ID_UNSURE, s, len);
-	else if (taint_strict(g->s->taint))
+	else if (taint_strict(g->dc->taint))
 		idres_note(res, ID_DROPPED, s, len);
 	else
 		idres_note(res, ID_UNPROVEN, s, len);
@@ -716,7 +719,7 @@ judge_dest(struct gate *g, const char *s, size_t len)
 	}
 	if (is_trusted(g, gpath(g), s, len))
 		goto out;
-	found = taint_lookup(g->s->taint, s, len);
+	found = taint_lookup(g->dc->taint, s, len);
 	if (r == 1 && found != TAINT_FOUND) {
 		/* the span is the trimmed value: the whole, looked up above */
 		id.off = 0;
@@ -892,7 +895,7 @@ text_identities(struct gate *g, struct idres *res, struct pass_ctx *pc,
 			idres_note(res, ID_FOUND, s + ids[i].off, ids[i].len);
 		else if (f == TAINT_UNSURE)
 			idres_note(res, ID_UNSURE, s + ids[i].off, ids[i].len);
-		else if (taint_strict(g->s->taint))
+		else if (taint_strict(g->dc->taint))
 			idres_note(res, ID_DROPPED, s + ids[i].off,
 			    ids[i].len);
 		else
@@ -958,7 +961,7 @@ judge_idents(struct gate *g, const char *s, size_t len, enum gmode mode)
 	text_identities(g, &res, &pc, s, len);
 	if (res.rank < ID_FOUND) {
 		memset(&norm, 0, sizeof(norm));
-		r = taint_lookup_idents(g->s->taint, s, len, pass_trusted,
+		r = taint_lookup_idents(g->dc->taint, s, len, pass_trusted,
 		    &pc, &g->idents, norm.ident, sizeof(norm.ident));
 		/* what only the normalised text shows counts as well */
 		if (ranks[r] > res.rank)
@@ -1206,8 +1209,8 @@ gate_arg(struct gate *g, const struct member *m, enum gmode mode)
  * nothing ([null], [[]], [{}]).
  */
 static void
-sink_gate(struct session *s, const char *tool, const struct tool_policy *pol,
-    const struct value *args, struct decision *d)
+sink_gate(struct decide_ctx *dc, const char *tool,
+    const struct tool_policy *pol, const struct value *args, struct decision *d)
 {
 	struct gate g;
 	const struct member *m;
@@ -1221,7 +1224,7 @@ sink_gate(struct session *s, const char *tool, const struct tool_policy *pol,
 		return;
 	}
 	memset(&g, 0, sizeof(g));
-	g.s = s;
+	g.dc = dc;
 	g.tool = tool;
 	g.pol = pol;
 	g.d = d;
@@ -1318,23 +1321,23 @@ require_signed(const struct tool_policy *pol, struct decision *d)
 	set(d, VERDICT_DENY, d->contract, "%s", reason);
 }
 
-static void decide_tool(struct session *, const char *,
+static void decide_tool(struct decide_ctx *, const char *,
     const struct tool_entry *, const struct value *, int,
     struct decision *, const struct tool_policy **);
 
 void
-decide_call(struct session *s, const char *name,
+decide_call(struct decide_ctx *dc, const char *name,
     const struct tool_entry *e, const struct value *args, int flags,
     struct decision *d)
 {
 	const struct tool_policy *pol = NULL;
 
-	decide_tool(s, name, e, args, flags, d, &pol);
+	decide_tool(dc, name, e, args, flags, d, &pol);
 	require_signed(pol, d);
 }
 
 static void
-decide_tool(struct session *s, const char *name,
+decide_tool(struct decide_ctx *dc, const char *name,
     const struct tool_entry *e, const struct value *args, int flags,
     struct decision *d, const struct tool_policy **polp)
 {
@@ -1374,13 +1377,14 @@ decide_tool(struct session *s, const char *name,
 		return;
 	}
 	schema = value_get(e->pin->def, "inputSchema");
-	pol = *polp = policy_for(s->policy, e->up->name, e->pin->name, schema);
+	pol = *polp = policy_for(dc->policy, e->up->name, e->pin->name,
+	    schema);
 	for (i = 0; i < pol->nsink; i++)
 		sink_note(d, pol->sink_params[i]);
 
 	/* 3. budget: attempts count, re-evaluations do not */
 	if (pol->max_calls >= 0 && (flags & DECIDE_COUNT_BUDGET)) {
-		if ((bg = budget_slot(s, name)) == NULL) {
+		if ((bg = budget_slot(dc, name)) == NULL) {
 			set(d, VERDICT_DENY, "budget", "too many budgets");
 			return;
 		}
@@ -1403,7 +1407,7 @@ decide_tool(struct session *s, const char *name,
 
 	/* 4. constraints: declared arguments, paths, patterns */
 	if (args != NULL && (check_declared(e, pol, args, d) ||
-	    check_constraints(s, e, pol, args, d)))
+	    check_constraints(dc, e, pol, args, d)))
 		return;
 
 	/* 5. sink gate */
@@ -1417,7 +1421,7 @@ decide_tool(struct session *s, const char *name,
 				return;
 			}
 		} else {
-			sink_gate(s, name, pol, args, d);
+			sink_gate(dc, name, pol, args, d);
 			if (d->verdict != 0)
 				return;
 		}
@@ -1438,16 +1442,16 @@ decide_tool(struct session *s, const char *name,
  * address in swept content that is not found is asked about.
  */
 static void
-recorded(struct session *s)
+recorded(struct decide_ctx *dc)
 {
-	if (s->taint_dropped || !taint_strict(s->taint))
+	if (dc->taint_dropped || !taint_strict(dc->taint))
 		return;
-	s->taint_dropped = 1;
+	dc->taint_dropped = 1;
 	logit("session %s: the taint index no longer holds all untrusted "
 	    "output (its cap of %zu bytes was passed, or the canonical forms "
 	    "of one output's addresses could not all be recorded); addresses "
 	    "in scanned arguments that are not found are now asked about",
-	    s->id, taint_retained(s->taint));
+	    dc->sid, taint_retained(dc->taint));
 }
 
 /*
@@ -1459,7 +1463,7 @@ recorded(struct session *s)
  * is a trusted directory.
  */
 void
-decide_result(struct session *s, const struct tool_entry *e,
+decide_result(struct decide_ctx *dc, const struct tool_entry *e,
     const struct value *result)
 {
 	const struct tool_policy *pol;
@@ -1467,21 +1471,21 @@ decide_result(struct session *s, const struct tool_entry *e,
 	if (result == NULL)
 		return;
 	if (e != NULL) {
-		pol = policy_for(s->policy, e->up->name, e->pin->name,
+		pol = policy_for(dc->policy, e->up->name, e->pin->name,
 		    value_get(e->pin->def, "inputSchema"));
 		if (!pol->taint_source)
 			return;
 	}
-	taint_add_result(s->taint, result);
-	recorded(s);
+	taint_add_result(dc->taint, result);
+	recorded(dc);
 }
 
 void
-decide_error_text(struct session *s, const char *text)
+decide_error_text(struct decide_ctx *dc, const char *text)
 {
 	if (text != NULL)
-		taint_add_text(s->taint, text, strlen(text));
-	recorded(s);
+		taint_add_text(dc->taint, text, strlen(text));
+	recorded(dc);
 }
 
 /*
@@ -1490,11 +1494,11 @@ decide_error_text(struct session *s, const char *text)
  * requests relayed to the client) is untrusted output too.
  */
 void
-decide_record_output(struct session *s, const struct value *v)
+decide_record_output(struct decide_ctx *dc, const struct value *v)
 {
 	if (v != NULL)
-		taint_add_value(s->taint, v);
-	recorded(s);
+		taint_add_value(dc->taint, v);
+	recorded(dc);
 }
 
 /*
@@ -1540,11 +1544,11 @@ req_counts(const struct request *r)
 
 /* The sink gate's state for one request, as sink_gate sets it up. */
 static void
-req_gate_init(struct gate *g, struct session *s, const char *key,
+req_gate_init(struct gate *g, struct decide_ctx *dc, const char *key,
     const struct tool_policy *pol, struct decision *d)
 {
 	memset(g, 0, sizeof(*g));
-	g->s = s;
+	g->dc = dc;
 	g->tool = key;
 	g->pol = pol;
 	g->d = d;
@@ -1574,8 +1578,8 @@ req_gate_done(struct gate *g)
  * one passes.
  */
 static void
-scan_gate(struct session *s, const char *key, const struct tool_policy *pol,
-    const struct value *args, struct decision *d)
+scan_gate(struct decide_ctx *dc, const char *key,
+    const struct tool_policy *pol, const struct value *args, struct decision *d)
 {
 	struct gate g;
 	const struct member *m;
@@ -1588,7 +1592,7 @@ scan_gate(struct session *s, const char *key, const struct tool_policy *pol,
 		    "(more than %d)", BNC_SWEEP_ARGS_MAX);
 		return;
 	}
-	req_gate_init(&g, s, key, pol, d);
+	req_gate_init(&g, dc, key, pol, d);
 	for (i = 0; i < args->u.o.n && !g.tainted; i++) {
 		m = &args->u.o.m[i];
 		c = policy_name_class(m->key);
@@ -1715,7 +1719,7 @@ template_dest(const char *t)
  * session), else tainted as above, else unproven: ask.
  */
 static void
-uri_gate(struct session *s, const struct request *r,
+uri_gate(struct decide_ctx *dc, const struct request *r,
     const struct tool_policy *pol, struct decision *d)
 {
 	struct tool_policy own = *pol;
@@ -1731,7 +1735,7 @@ uri_gate(struct session *s, const struct request *r,
 		return;
 	if (r->listed == LISTED_TEMPLATE) {
 		for (i = 0; i < r->ntemplates; i++)
-			idlist_of(&tids, s->taint, r->templates[i]);
+			idlist_of(&tids, dc->taint, r->templates[i]);
 		own.trusted = xcalloc(pol->ntrusted + tids.n + 1,
 		    sizeof(*own.trusted));
 		for (i = 0; i < pol->ntrusted; i++)
@@ -1740,7 +1744,7 @@ uri_gate(struct session *s, const struct request *r,
 			own.trusted[pol->ntrusted + i] = tids.v[i];
 		own.ntrusted = pol->ntrusted + tids.n;
 	}
-	req_gate_init(&g, s, r->key, pol, d);
+	req_gate_init(&g, dc, r->key, pol, d);
 	g.top = "uri";
 	path_push(&g, "uri", 3);
 	if (pol->exfiltrating && is_trusted(&g, "uri", r->name, len))
@@ -1768,7 +1772,7 @@ uri_gate(struct session *s, const struct request *r,
 		    "is not a vouched destination");
  out:
 	/* one question for the URI, one for each identity in it */
-	idlist_of(&uids, s->taint, r->name);
+	idlist_of(&uids, dc->taint, r->name);
 	d->dests = g.n + g.asked + uids.n + 1;
 	req_gate_done(&g);
 	if (own.trusted != pol->trusted)
@@ -1806,8 +1810,8 @@ check_prompt_args(const struct request *r, const struct tool_policy *pol,
 
 /* 1-2. Listed, by one upstream, and not forbidden; 1 if denied. */
 static int
-check_listed(struct session *s, const struct request *r, const char *what,
-    const char *shown, struct decision *d)
+check_listed(struct decide_ctx *dc, const struct request *r,
+    const char *what, const char *shown, struct decision *d)
 {
 	const char *why;
 
@@ -1839,13 +1843,13 @@ check_listed(struct session *s, const struct request *r, const char *what,
 	default:
 		break;
 	}
-	if (policy_request_forbidden(s->policy, r->up->name,
+	if (policy_request_forbidden(dc->policy, r->up->name,
 	    req_is_prompt(r) ? POLICY_PROMPT : POLICY_RESOURCE, r->name)) {
 		set(d, VERDICT_DENY, "grant", "%s '%s' is forbidden by the "
 		    "policy", what, shown);
 		return 1;
 	}
-	if (!req_is_prompt(r) && policy_request_ambiguous(s->policy,
+	if (!req_is_prompt(r) && policy_request_ambiguous(dc->policy,
 	    r->up->name, r->name)) {
 		set(d, VERDICT_DENY, "constraint", "%s '%s' is read two ways "
 		    "by servers, and the policy says something else of each",
@@ -1860,21 +1864,21 @@ check_listed(struct session *s, const struct request *r, const char *what,
 	return 0;
 }
 
-static void decide_req(struct session *, const struct request *, int,
+static void decide_req(struct decide_ctx *, const struct request *, int,
     struct decision *, const struct tool_policy **);
 
 void
-decide_request(struct session *s, const struct request *r, int flags,
+decide_request(struct decide_ctx *dc, const struct request *r, int flags,
     struct decision *d)
 {
 	const struct tool_policy *pol = NULL;
 
-	decide_req(s, r, flags, d, &pol);
+	decide_req(dc, r, flags, d, &pol);
 	require_signed(pol, d);
 }
 
 static void
-decide_req(struct session *s, const struct request *r, int flags,
+decide_req(struct decide_ctx *dc, const struct request *r, int flags,
     struct decision *d, const struct tool_policy **polp)
 {
 	const struct tool_policy *pol;
@@ -1890,15 +1894,15 @@ decide_req(struct session *s, const struct request *r, int flags,
 	/* the audit row shows what it names in clear */
 	sink_note(d, req_is_completion(r) ? "ref" : req_is_prompt(r) ?
 	    "name" : "uri");
-	if (check_listed(s, r, what, shown, d))
+	if (check_listed(dc, r, what, shown, d))
 		return;
-	pol = *polp = policy_for_request(s->policy, r->up->name,
+	pol = *polp = policy_for_request(dc->policy, r->up->name,
 	    req_is_prompt(r) ? POLICY_PROMPT : POLICY_RESOURCE, r->name);
 
 	/* 3. budget: a prompt's by its name, a resource's by its entry */
 	if (pol->max_calls >= 0 && req_counts(r) &&
 	    (flags & DECIDE_COUNT_BUDGET)) {
-		if ((bg = budget_slot(s, req_is_prompt(r) ? r->key :
+		if ((bg = budget_slot(dc, req_is_prompt(r) ? r->key :
 		    pol->name)) == NULL) {
 			set(d, VERDICT_DENY, "budget", "too many budgets");
 			return;
@@ -1919,12 +1923,12 @@ decide_req(struct session *s, const struct request *r, int flags,
 	memset(&te, 0, sizeof(te));
 	te.up = r->up;
 	if ((req_is_prompt(r) && check_prompt_args(r, pol, r->args, d)) ||
-	    check_constraints(s, &te, pol, r->args, d))
+	    check_constraints(dc, &te, pol, r->args, d))
 		return;
 
 	/* 5. the sink gate, or its scanning mode */
 	if (r->kind == REQ_RESOURCE)
-		uri_gate(s, r, pol, d);
+		uri_gate(dc, r, pol, d);
 	else if (r->kind == REQ_PROMPT && pol->exfiltrating) {
 		if (r->args->u.o.n == 0 && !(flags & DECIDE_CONFIRMED)) {
 			set(d, VERDICT_ASK, "sink_gate", "prompt '%s' sends "
@@ -1932,9 +1936,9 @@ decide_req(struct session *s, const struct request *r, int flags,
 			    shown);
 			d->ask_once = 1;
 		} else if (r->args->u.o.n > 0)
-			sink_gate(s, r->key, pol, r->args, d);
+			sink_gate(dc, r->key, pol, r->args, d);
 	} else
-		scan_gate(s, r->key, pol, r->args, d);
+		scan_gate(dc, r->key, pol, r->args, d);
 	if (d->verdict == VERDICT_ASK && req_is_completion(r)) {
 		snprintf(reason, sizeof(reason), "%s; a completion is not "
 		    "asked about", d->reason);
@@ -1959,14 +1963,14 @@ decide_req(struct session *s, const struct request *r, int flags,
  * administrator keeps).
  */
 void
-decide_request_result(struct session *s, const struct upstream *up,
+decide_request_result(struct decide_ctx *dc, const struct upstream *up,
     int kind, const char *name, const struct value *result)
 {
 	if (result == NULL)
 		return;
-	if (s->policy != NULL && name != NULL && !policy_for_request(s->policy,
-	    up->name, kind, name)->taint_source)
+	if (dc->policy != NULL && name != NULL &&
+	    !policy_for_request(dc->policy, up->name, kind, name)->taint_source)
 		return;
-	taint_add_result(s->taint, result);
-	recorded(s);
+	taint_add_result(dc->taint, result);
+	recorded(dc);
 }

@@ -14,8 +14,10 @@
 
 #include "bounds.h"
 
+struct approvals;
 struct budget;
-struct session;
+struct policy;
+struct taint;
 struct tool_entry;
 struct upstream;
 struct value;
@@ -37,6 +39,23 @@ struct budgets {
 	size_t		 n;
 };
 void	budgets_clear(struct budgets *);
+
+/*
+ * What a decision reads and the state it keeps: all the engine knows of
+ * a session.  Every pointer is borrowed: the session owns the policy,
+ * the taint index, the approvals, the budgets and both strings, and
+ * they must outlive the context.  taint_dropped is the context's own.
+ */
+struct decide_ctx {
+	struct policy		*policy;	/* the contracts */
+	struct taint		*taint;		/* untrusted output recorded */
+	const struct approvals	*approvals;	/* what humans approved */
+	struct budgets		*budgets;	/* calls counted, per name */
+	const char		*cwd;		/* base of relative paths */
+	const char		*sid;		/* session id, for log lines */
+	int			 taint_dropped;	/* logged once: the index
+						 * dropped output */
+};
 
 #define DECIDE_COUNT_BUDGET	0x01	/* a new call, not a re-evaluation */
 #define DECIDE_CONFIRMED	0x02	/* a human confirmed this very call */
@@ -60,17 +79,17 @@ struct decision {
 /*
  * entry is NULL when the name is not on the surface; args may be NULL.
  */
-void	decide_call(struct session *, const char *name,
-	    const struct tool_entry *entry, const struct value *args, int flags,
-	    struct decision *);
+void	decide_call(struct decide_ctx *, const char *name,
+	    const struct tool_entry *entry, const struct value *args,
+	    int flags, struct decision *);
 void	decision_clear(struct decision *);
 /* Records what a forwarded request returned as untrusted (taint). */
-void	decide_result(struct session *, const struct tool_entry *,
+void	decide_result(struct decide_ctx *, const struct tool_entry *,
 	    const struct value *result);
 /* Records the text of an upstream's error answer as untrusted. */
-void	decide_error_text(struct session *, const char *text);
+void	decide_error_text(struct decide_ctx *, const char *text);
 /* Record other upstream output the client sees (notifications, ...). */
-void	decide_record_output(struct session *, const struct value *);
+void	decide_record_output(struct decide_ctx *, const struct value *);
 const char *verdict_name(enum verdict);
 /*
  * Why up cannot take a request now (not running, its input closed,
@@ -133,7 +152,7 @@ struct request {
  * flags as for decide_call.  A completion spends no budget and is never
  * asked about: what would ask is denied.
  */
-void	decide_request(struct session *, const struct request *, int flags,
+void	decide_request(struct decide_ctx *, const struct request *, int flags,
 	    struct decision *);
 /* Frees what a request owns; accepts one that route_resolve left empty. */
 void	request_clear(struct request *);
@@ -142,7 +161,7 @@ void	request_clear(struct request *);
  * URI, or POLICY_PROMPT with its name) returned as untrusted, unless its
  * entry says taint_source: false.
  */
-void	decide_request_result(struct session *, const struct upstream *,
+void	decide_request_result(struct decide_ctx *, const struct upstream *,
 	    int kind, const char *name, const struct value *result);
 
 #endif /* BNC_DECIDE_H */

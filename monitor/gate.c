@@ -172,7 +172,7 @@ call_done(struct upstream *up, const struct pending *p, enum pend_end how,
 	struct session *s = up->s;
 
 	if (how == PEND_ANSWER && m->kind == RPC_RESULT) {
-		decide_result(s, surface_find(s, p->arg), m->result);
+		decide_result(&s->dc, surface_find(s, p->arg), m->result);
 		route_result(up, 0, -1, m->result);
 	}
 	upstream_to_client(up, p, how, m);
@@ -497,7 +497,7 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 
 	e = surface_find(s, tool);
 	args = value_get(params, "arguments");
-	decide_call(s, tool, e, args, flags, &d);
+	decide_call(&s->dc, tool, e, args, flags, &d);
 	ask_bound(s, a, &d, d.verdict == VERDICT_ASK && a == NULL ?
 	    ask_need(tool, params, &d) : 0);
 	if (d.verdict == VERDICT_ALLOW)
@@ -618,7 +618,7 @@ request_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 		request_clear(&req);
 		return;
 	}
-	decide_request(s, &req, flags, &d);
+	decide_request(&s->dc, &req, flags, &d);
 	ask_bound(s, a, &d, d.verdict == VERDICT_ASK && a == NULL ?
 	    ask_need(method, params, &d) : 0);
 	if (d.verdict == VERDICT_ALLOW)

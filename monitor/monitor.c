@@ -329,6 +329,13 @@ main(int argc, char **argv)
 	randombytes_buf(rnd, sizeof(rnd));
 	sodium_bin2hex(sess.id, sizeof(sess.id), rnd, sizeof(rnd));
 	sess.cwd = xstrdup(getcwd(cwd, sizeof(cwd)) != NULL ? cwd : "/");
+	/* the contract engine sees these, and nothing else of the session */
+	sess.dc.policy = sess.policy;
+	sess.dc.taint = sess.taint;
+	sess.dc.approvals = sess.approvals;
+	sess.dc.budgets = &sess.budgets;
+	sess.dc.cwd = sess.cwd;
+	sess.dc.sid = sess.id;
 #ifdef SANDBOX_DISABLED
 	error("THIS BUILD HAS NO SANDBOX (--disable-sandbox): for sanitizer "
 	    "builds only; parsers run unconfined");

@@ -243,10 +243,10 @@ struct session {
 	char			*cwd;		/* base of relative paths */
 	struct policy		*policy;
 	struct taint		*taint;
-	int			 taint_dropped;	/* logged: output dropped */
 	struct approvals	*approvals;
 	struct audit		*audit;
 	struct budgets		 budgets;	/* max_calls spent */
+	struct decide_ctx	 dc;		/* borrows the above */
 	struct ask		*asks[BNC_ASKS_MAX];
 	size_t			 nasks;
 	struct held_call	*held;		/* gate.c's: calls that wait for

@@ -108,7 +108,7 @@ relay_cancel(struct session *s, struct upstream *up,
 	} else
 		return;
 	/* its reason reaches the client: untrusted */
-	decide_record_output(s, value_get(params, "reason"));
+	decide_record_output(&s->dc, value_get(params, "reason"));
 	for (i = 0; i < s->nrelays; i++) {
 		if (s->relays[i].up != up ||
 		    !rpc_id_equal(&s->relays[i].uid, &uid))

@@ -291,10 +291,10 @@ request_done(struct upstream *up, const struct pending *p,
 
 	if (how == PEND_ANSWER && m->kind == RPC_RESULT) {
 		if (n != NULL)
-			decide_request_result(up->s, up, n->kind, n->name,
+			decide_request_result(&up->s->dc, up, n->kind, n->name,
 			    m->result);
 		else
-			decide_result(up->s, NULL, m->result);
+			decide_result(&up->s->dc, NULL, m->result);
 		route_result(up, 0, -1, m->result);
 	}
 	upstream_to_client(up, p, how, m);
@@ -308,7 +308,7 @@ page_done(struct upstream *up, const struct pending *p, enum pend_end how,
 	const struct page *pg = p->arg;
 
 	if (how == PEND_ANSWER && m->kind == RPC_RESULT) {
-		decide_result(up->s, NULL, m->result);
+		decide_result(&up->s->dc, NULL, m->result);
 		route_result(up, pg->list, pg->index, m->result);
 	}
 	upstream_to_client(up, p, how, m);

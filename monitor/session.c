@@ -31,23 +31,25 @@
 #include "session.h"
 
 #define SM(st)		(1U << (st))
-#define SM_ALL		(SM(SESSION_START) | SM(SESSION_INIT) | \
-			    SM(SESSION_READY) | SM(SESSION_DRAIN) | \
-			    SM(SESSION_CLOSING))
+#define SM_START	SM(SESSION_START)
+#define SM_INIT		SM(SESSION_INIT)
+#define SM_READY	SM(SESSION_READY)
+#define SM_DRAIN	SM(SESSION_DRAIN)
+#define SM_CLOSING	SM(SESSION_CLOSING)
+#define SM_OPEN		(SM_START | SM_INIT | SM_READY | SM_DRAIN)
 
 static const struct transition {
 	enum session_event	 ev;
 	unsigned		 from;	/* SM() of the states it moves */
 	enum session_state	 to;
 } transitions[] = {
-	{ SEV_INITIALIZE, SM(SESSION_START),			SESSION_INIT },
+	{ SEV_INITIALIZE, SM_START,		SESSION_INIT },
 	/* after the client's EOF it stays draining */
-	{ SEV_READY,	  SM(SESSION_INIT),			SESSION_READY },
-	{ SEV_CLIENT_EOF, SM(SESSION_START) | SM(SESSION_INIT) |
-			  SM(SESSION_READY),			SESSION_DRAIN },
-	{ SEV_END,	  SM_ALL & ~SM(SESSION_CLOSING),	SESSION_CLOSING },
-	{ SEV_FAIL,	  SM_ALL & ~SM(SESSION_CLOSING),	SESSION_CLOSING },
-	{ SEV_FATAL,	  SM_ALL,				SESSION_CLOSING },
+	{ SEV_READY,	  SM_INIT,		SESSION_READY },
+	{ SEV_CLIENT_EOF, SM_START | SM_INIT | SM_READY, SESSION_DRAIN },
+	{ SEV_END,	  SM_OPEN,		SESSION_CLOSING },
+	{ SEV_FAIL,	  SM_OPEN,		SESSION_CLOSING },
+	{ SEV_FATAL,	  SM_OPEN | SM_CLOSING,	SESSION_CLOSING },
 };
 
 static const char *const state_names[] = {

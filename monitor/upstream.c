@@ -265,10 +265,10 @@ upstream_to_client(struct upstream *up, const struct pending *p,
 	else {
 		/* its code too: a number it chose, as the client sees it */
 		snprintf(code, sizeof(code), "%lld", (long long)m->code);
-		decide_error_text(s, code);
-		decide_error_text(s, m->message);
+		decide_error_text(&s->dc, code);
+		decide_error_text(&s->dc, m->message);
 		if (m->data != NULL)
-			decide_result(s, NULL, m->data);
+			decide_result(&s->dc, NULL, m->data);
 		out.code = m->code;
 		out.message = m->message;
 		out.data = m->data;
@@ -503,7 +503,8 @@ on_initialize(struct upstream *up, struct rpc *m)
 	up->info = value_object_take(res, "serverInfo");
 	if ((instr = value_get_str(res, "instructions")) != NULL) {
 		/* they reach the model: untrusted output like any other */
-		decide_record_output(up->s, value_get(res, "instructions"));
+		decide_record_output(&up->s->dc,
+		    value_get(res, "instructions"));
 		up->instructions = xstrdup(instr);
 	}
 	verbose("upstream %s: protocol %s", up->name, ver);
@@ -575,7 +576,7 @@ listing_done(struct upstream *up, struct value *tools)
 	char err[256];
 
 	/* names, descriptions and schemas reach the model: untrusted */
-	decide_record_output(s, tools);
+	decide_record_output(&s->dc, tools);
 	if (!up->pinned) {
 		if (listing_keep(up) != 0) {
 			value_free(tools);
@@ -698,7 +699,7 @@ on_request(struct upstream *up, struct rpc *m)
 	    strcmp(m->method, "roots/list") == 0 ||
 	    strcmp(m->method, "sampling/createMessage") == 0) {
 		/* its question or prompt reaches the client: untrusted */
-		decide_record_output(up->s, m->params);
+		decide_record_output(&up->s->dc, m->params);
 		relay_request(up->s, up, m);
 		return;
 	}
@@ -717,7 +718,7 @@ on_progress(struct upstream *up, struct rpc *m)
 	for (i = 0; i < up->npend; i++)
 		if (up->pend[i].progress != NULL &&
 		    value_equal(up->pend[i].progress, tok)) {
-			decide_record_output(up->s, m->params);
+			decide_record_output(&up->s->dc, m->params);
 			client_notify(up->s, m->method, m->params);
 			m->params = NULL;
 			return;
@@ -766,7 +767,7 @@ on_notification(struct upstream *up, struct rpc *m)
 		if (strcmp(m->method, forwarded_notes[i]) == 0) {
 			if (s->state == SESSION_READY ||
 			    s->state == SESSION_DRAIN) {
-				decide_record_output(s, m->params);
+				decide_record_output(&s->dc, m->params);
 				client_notify(s, m->method, m->params);
 				m->params = NULL;
 			}
@@ -795,7 +796,7 @@ on_bad_response(struct upstream *up, const struct msg_rpc_bad *bad)
 	 * chose): untrusted, whether it reaches the client here or as the
 	 * reason its start-up failed.
 	 */
-	decide_error_text(up->s, bad->message);
+	decide_error_text(&up->s->dc, bad->message);
 	xasprintf(&msg, "upstream %s sent an answer bouncer cannot use (%s)",
 	    up->name, bad->message);
 	/* an error answer of ours: it quotes nothing new */
