@@ -6,6 +6,8 @@
  * The engine sees only its struct decide_ctx; a struct session holds
  * nothing but the tool entries surface.c pins and builds for it.
  */
+#include <sys/stat.h>
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,13 +136,14 @@ args(const char *json_like_pairs)
 	return o;
 }
 
+/* Decides a call of name in the context c. */
 static void
-expect(const char *name, struct value *a, int flags, enum verdict v,
-    const char *contract, const char *reason)
+expect_in(struct decide_ctx *c, const char *name, struct value *a,
+    int flags, enum verdict v, const char *contract, const char *reason)
 {
 	struct decision d;
 
-	decide_call(&dc, name, surface_find(&surf, name), a, flags, &d);
+	decide_call(c, name, surface_find(&surf, name), a, flags, &d);
 	ck_assert_msg(d.verdict == v, "%s: verdict %s, want %s (%s)", name,
 	    verdict_name(d.verdict), verdict_name(v), d.reason);
 	if (contract != NULL)
@@ -149,6 +152,13 @@ expect(const char *name, struct value *a, int flags, enum verdict v,
 		ck_assert_str_eq(d.reason, reason);
 	decision_clear(&d);
 	value_free(a);
+}
+
+static void
+expect(const char *name, struct value *a, int flags, enum verdict v,
+    const char *contract, const char *reason)
+{
+	expect_in(&dc, name, a, flags, v, contract, reason);
 }
 
 static void
@@ -200,6 +210,97 @@ START_TEST(test_budget_zero_and_unpinned)
 	    "call budget 0 for 't' exceeded");
 	/* seed 19.9a: an unpinned call is denied before any budget */
 	expect("nope", NULL, CALL, VERDICT_DENY, "pinning", NULL);
+}
+END_TEST
+
+/*
+ * Budgets belong to the context: a second one over the same policy and
+ * surface counts from zero, and neither spends on a re-evaluation.
+ */
+START_TEST(test_budget_per_context)
+{
+	static const char *const tools[] = { "t", NULL };
+	struct decide_ctx other;
+	struct budgets obudgets;
+
+	start("t: { max_calls: 1 }\n", tools);
+	memset(&obudgets, 0, sizeof(obudgets));
+	other = dc;
+	other.budgets = &obudgets;
+	expect("t", NULL, CALL, VERDICT_ALLOW, NULL, NULL);
+	expect("t", NULL, CALL, VERDICT_DENY, "budget",
+	    "call budget 1 for 't' exceeded");
+	/* re-evaluations in either context: allowed, nothing counted */
+	expect("t", NULL, 0, VERDICT_ALLOW, NULL, NULL);
+	expect_in(&other, "t", NULL, 0, VERDICT_ALLOW, NULL, NULL);
+	expect_in(&other, "t", NULL, DECIDE_CONFIRMED, VERDICT_ALLOW, NULL,
+	    NULL);
+	ck_assert_uint_eq(obudgets.n, 0);
+	/* the other context's one call is its own */
+	expect_in(&other, "t", NULL, CALL, VERDICT_ALLOW, NULL, NULL);
+	expect_in(&other, "t", NULL, CALL, VERDICT_DENY, "budget",
+	    "call budget 1 for 't' exceeded");
+	ck_assert_uint_eq(obudgets.n, 1);
+	ck_assert_uint_eq(budgets.n, 1);
+	/* and spending it left the first one where it was */
+	expect("t", NULL, CALL, VERDICT_DENY, "budget", NULL);
+	budgets_clear(&obudgets);
+	ck_assert_ptr_null(obudgets.v);
+	ck_assert_uint_eq(obudgets.n, 0);
+}
+END_TEST
+
+/*
+ * A relative path is resolved from the context's working directory,
+ * unless the upstream has its own: the same arguments, another verdict
+ * where out/link is a directory in one and a link out in the other.
+ * With no absolute directory a relative path is outside.
+ */
+START_TEST(test_paths_cwd)
+{
+	static const char *const tools[] = { "w(path)", NULL };
+	char top[256], a[300], b[300], p[320];
+
+	snprintf(top, sizeof(top), "%s/cwd.XXXXXX", testdir_path());
+	ck_assert_ptr_nonnull(mkdtemp(top));
+	snprintf(a, sizeof(a), "%s/a", top);
+	snprintf(b, sizeof(b), "%s/b", top);
+	ck_assert_int_eq(mkdir(a, 0700), 0);
+	ck_assert_int_eq(mkdir(b, 0700), 0);
+	snprintf(p, sizeof(p), "%s/out", a);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/out/link", a);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/out", b);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/out/link", b);
+	ck_assert_int_eq(symlink(top, p), 0);
+
+	start("w:\n  write_params: [path]\n"
+	    "  allowed_path_prefixes: [./out]\n", tools);
+	dc.cwd = a;
+	expect("w", args("path=out/link/x"), CALL, VERDICT_ALLOW, NULL,
+	    NULL);
+	dc.cwd = b;
+	expect("w", args("path=out/link/x"), CALL, VERDICT_DENY,
+	    "constraint", "path='out/link/x' outside allowed prefixes "
+	    "['./out']");
+	/* what the link does not touch is the same from both */
+	expect("w", args("path=out/y"), CALL, VERDICT_ALLOW, NULL, NULL);
+	/* the upstream's own directory wins over the context's */
+	ucfg.cwd = a;
+	expect("w", args("path=out/link/x"), CALL, VERDICT_ALLOW, NULL,
+	    NULL);
+	ucfg.cwd = NULL;
+	expect("w", args("path=out/link/x"), CALL, VERDICT_DENY,
+	    "constraint", NULL);
+	/* no absolute base: outside */
+	dc.cwd = NULL;
+	expect("w", args("path=out/y"), CALL, VERDICT_DENY, "constraint",
+	    NULL);
+	dc.cwd = "a";
+	expect("w", args("path=out/y"), CALL, VERDICT_DENY, "constraint",
+	    NULL);
 }
 END_TEST
 
@@ -1720,12 +1821,14 @@ decide_suite(void)
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_budget_counts_attempts);
 	tcase_add_test(tc, test_budget_zero_and_unpinned);
+	tcase_add_test(tc, test_budget_per_context);
 	tcase_add_test(tc, test_short_values);
 	tcase_add_test(tc, test_sink_values_max);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("errors");
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_paths);
+	tcase_add_test(tc, test_paths_cwd);
 	tcase_add_test(tc, test_sweeps);
 	tcase_add_test(tc, test_sweep_after_eviction);
 	tcase_add_test(tc, test_no_sinks_declared);
