@@ -6,8 +6,13 @@
 # symbol of the layers above it (gate_, client_, upstream_, route_,
 # session_, relay_, decide_): frames reach their handlers through the
 # tables the owners give it.  session.c alone writes the session's
-# state; the others report events (session_event).  If this fails, a
-# layer calls upward again, or the lifecycle is decided in two places.
+# state; the others report events (session_event).  decide.c, the
+# contract engine, sees a session only through its struct decide_ctx:
+# decide.h names no struct session, and its object references nothing
+# of the session's modules (monitor.c, session.c, client.c, gate.c,
+# route.c, relay.c, upstream.c, child.c), so it is unit-tested alone.
+# If this fails, a layer calls upward again, or the lifecycle is
+# decided in two places.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -44,4 +49,31 @@ bad=$(grep -nE '(state[[:space:]]*=[[:space:]]*SESSION_|(s|sess|up->s)(->|\.)sta
 [ -z "$bad" ] || fail "the session state is written outside session.c:
 $bad"
 log "session state: written in session.c only"
+
+# --- decide.c sees a struct decide_ctx, never the session ---------------
+grep -q '^struct decide_ctx {' "$src/decide.h" ||
+    fail "decide.h defines no struct decide_ctx: is this check stale?"
+bad=$(grep -n 'struct session' "$src/decide.h" "$src/decide.c")
+[ -z "$bad" ] || fail "decide.h or decide.c names struct session:
+$bad"
+
+dobj="$top_builddir/monitor/bouncer_monitor-decide.o"
+[ -f "$dobj" ] || fail "no bouncer_monitor-decide.o in $top_builddir/monitor"
+dsyms=$(nm -u "$dobj" | awk '{print $NF}')
+echo "$dsyms" | grep -qx 'policy_for' ||
+    fail "$dobj does not call policy_for: is this check stale?"
+bad=$(echo "$dsyms" | grep -E '^(session|gate|client|upstream|route|child|relay)_')
+[ -z "$bad" ] || fail "decide.o calls into the session's modules:
+$bad"
+# and, by name, nothing those modules define
+for m in monitor session client gate route relay upstream child; do
+	o="$top_builddir/monitor/bouncer_monitor-$m.o"
+	[ -f "$o" ] || fail "no $o: is this check stale?"
+	defs=$(nm --defined-only -g "$o" | awk '{print $NF}')
+	[ -n "$defs" ] || fail "nm found no symbol defined in $o"
+	bad=$(comm -12 <(echo "$dsyms" | sort -u) <(echo "$defs" | sort -u))
+	[ -z "$bad" ] || fail "decide.o calls what $m.c defines:
+$bad"
+done
+log "decide.o: $(echo "$dsyms" | wc -l) undefined symbols, none above it"
 pass
