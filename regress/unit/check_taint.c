@@ -1544,7 +1544,7 @@ END_TEST
  */
 START_TEST(test_memory_bound)
 {
-	struct taint *t;
+	struct taint *ti;
 	char line[128];
 	size_t cap, i;
 	uint64_t x = 88172645463325252ULL;
@@ -1564,8 +1564,8 @@ START_TEST(test_memory_bound)
 	ck_assert_uint_gt(taint_cap_for((size_t)BNC_SESSION_MEMORY_MIN /
 	    100 * BNC_TAINT_SHARE_PCT), 0);
 
-	t = taint_new_keyed(cap, 1);
-	for (i = 0; taint_retained(t) < cap || !taint_strict(t); i++) {
+	ti = taint_new_keyed(cap, 1);
+	for (i = 0; taint_retained(ti) < cap || !taint_strict(ti); i++) {
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
@@ -1575,10 +1575,10 @@ START_TEST(test_memory_bound)
 		    (unsigned long long)(x >> 40),
 		    (unsigned long long)((x >> 20) & 0xfff),
 		    (unsigned long long)((x >> 8) & 0xffff), i);
-		taint_add_text(t, line, strlen(line));
+		taint_add_text(ti, line, strlen(line));
 	}
-	ck_assert_uint_le(taint_bytes(t), taint_memory_bound(cap));
-	taint_free(t);
+	ck_assert_uint_le(taint_bytes(ti), taint_memory_bound(cap));
+	taint_free(ti);
 }
 END_TEST
 
