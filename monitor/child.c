@@ -283,6 +283,7 @@ child_log(struct child *ch, struct frame_msg *m)
 {
 	struct msg_log l;
 	struct timespec ts;
+	uint64_t now;
 	int r;
 
 	if ((r = msg_log_get(m->payload, &l)) != 0)
@@ -294,13 +295,17 @@ child_log(struct child *ch, struct frame_msg *m)
 	 * window opens.
 	 */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (ts.tv_sec - ch->log_window >= BNC_CHILD_STDERR_PERIOD_S) {
+	now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	/* a window is a whole period from its first line, not the rest of
+	 * the clock's second it began in */
+	if (ch->log_lines == 0 ||
+	    now - ch->log_window >= BNC_CHILD_STDERR_PERIOD_S * 1000ULL) {
 		if (ch->log_dropped > 0)
 			error("%s: %lu log line%s dropped (more than %d in %d "
 			    "s)", ch->tag, ch->log_dropped, ch->log_dropped ==
 			    1 ? "" : "s", BNC_CHILD_LOG_LINES,
 			    BNC_CHILD_STDERR_PERIOD_S);
-		ch->log_window = ts.tv_sec;
+		ch->log_window = now;
 		ch->log_lines = 0;
 		ch->log_dropped = 0;
 	}

@@ -82,7 +82,8 @@ struct child {
 	unsigned	 landlock_abi;	/* from its hello; 0: none */
 	struct errpipe	*err;		/* its stderr */
 	/* its log frames, thinned (BNC_CHILD_LOG_LINES) */
-	time_t		 log_window;	/* when the window opened */
+	uint64_t	 log_window;	/* when the window opened (ms,
+					 * CLOCK_MONOTONIC) */
 	unsigned	 log_lines;	/* logged in it */
 	unsigned long	 log_dropped;	/* dropped in it */
 };

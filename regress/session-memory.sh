@@ -41,7 +41,10 @@ for i in $(seq $((N + 2))); do
 	*'"id":'$((N + 1))',"result":{}}') touch "$TESTDIR/go" ;;
 	esac
 done
+# the worker ends its input when the client does: the monitor is there
 hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$MON_PID/status")
+[ -n "$hwm" ] || fail "no VmHWM for the monitor"
+close_stdin
 wait_monitor 20
 [ "$MON_STATUS" = 0 ] || fail "the session exited $MON_STATUS"
 

@@ -3,8 +3,10 @@
 # regress/worker-logflood.sh - a worker's log frames, the channel a
 # hijacked worker has besides its stderr, reach the client's log escaped
 # (no terminal control, not even the 8-bit CSI U+009B) and thinned: at
-# most BNC_CHILD_LOG_LINES (100) a second, the rest counted and the count
-# said once; the session goes on and ends in order.
+# most BNC_CHILD_LOG_LINES (100) in a window of one second from its first
+# line, the rest counted and the count said once a window; the session
+# goes on and ends in order.  (A loaded machine may take more than one
+# window for the flood: each logs at most 100 and says its count.)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -33,12 +35,13 @@ grep -q 'worker:client: flood 0 \\x1b\[2J\\xc2\\x9b31m\\x07$' "$MONLOG" ||
     fail "the first line is not there, escaped: $(grep -a -m 1 'flood 0' \
     "$MONLOG")"
 n=$(grep -c 'worker:client: flood ' "$MONLOG")
-[ "$n" -ge 1 ] && [ "$n" -le 100 ] ||
-    fail "$n flood lines were logged, want 1 to 100 in one second"
-# the window's count, said when the next line opened a new window
+# each window's count, said when the next line opened a new window
+w=$(grep -c 'worker:client: [0-9]* log lines dropped ' "$MONLOG")
+[ "$w" -ge 1 ] || fail "the dropped lines were not counted"
+[ "$n" -ge 1 ] && [ "$n" -le $((100 * w)) ] ||
+    fail "$n flood lines were logged in $w windows, want 1 to 100 a window"
 d=$(sed -n 's/.*worker:client: \([0-9]*\) log lines dropped .*/\1/p' \
-    "$MONLOG")
-[ -n "$d" ] || fail "the dropped lines were not counted"
+    "$MONLOG" | awk '{ t += $1 } END { print t + 0 }')
 [ $((n + d)) = 5000 ] || fail "$n logged and $d dropped do not make 5000"
 grep -q 'worker:client: after the window$' "$MONLOG" ||
     fail "the line after the window was not logged"

@@ -391,7 +391,8 @@ relay_one(struct frame_rx *rx, struct buf *out, int wait)
  * and, without waiting for the answer, EVIL_FLOOD_N calls of add whose
  * padding argument is EVIL_FLOOD_SIZE bytes (each frame up to the
  * monitor's max_message), then ping.  Answers go to its stdout as the
- * real worker's would; once all are in, its input "ends".
+ * real worker's would; once all are in and its stdin ends, its input
+ * "ends".
  */
 static void
 flood_client(struct buf *b, int nrole)
@@ -402,7 +403,7 @@ flood_client(struct buf *b, int nrole)
 	const char *e;
 	size_t n = 1000, size = 1000, i, left;
 	int64_t id;
-	char *pad;
+	char *pad, tmp[512];
 
 	if ((e = getenv("EVIL_FLOOD_N")) != NULL)
 		n = strtoul(e, NULL, 10);
@@ -439,6 +440,10 @@ flood_client(struct buf *b, int nrole)
 	while (left > 0)
 		if (relay_one(&rx, out, 1) >= 0)
 			left--;
+	/* its input ends when the client's does: the test reads the
+	 * monitor's peak memory first */
+	while (read(STDIN_FILENO, tmp, sizeof(tmp)) > 0)
+		continue;
 	buf_reset(b);
 	msg_empty_put(b);
 	send_msg(MSG_INPUT_EOF, b, -1);
