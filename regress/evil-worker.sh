@@ -47,7 +47,12 @@ for role in client upstream; do
 		    >"$dir/bouncer-worker"
 		chmod 755 "$dir/bouncer-worker"
 		marker=evil-$role-$mode
-		BOUNCER_LIBEXEC=$dir start_monitor -- "$MOCK" -n "$marker"
+		# eofthen: the session ends at the client's EOF once its
+		# upstream is gone; one that stays (-I) until the grace's
+		# SIGTERM leaves no doubt that the frame after the EOF is read
+		stay=
+		[ "$mode" = eofthen ] && stay=-I
+		BOUNCER_LIBEXEC=$dir start_monitor -- "$MOCK" -n "$marker" $stay
 		# The client worker may be the liar; a request costs nothing.
 		try_send "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}" || true
 		wait_monitor 10
