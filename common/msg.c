@@ -291,8 +291,30 @@ get_opt_value(struct buf *b, struct value **vp, size_t max)
 	return value_decode(b, vp, max);
 }
 
+void
+rpc_out_of(struct rpc_out *o, const struct rpc *m)
+{
+	o->kind = m->kind;
+	o->id = m->id;
+	o->method = m->method;
+	o->params = m->params;
+	o->result = m->result;
+	o->code = m->code;
+	o->message = m->message;
+	o->data = m->data;
+}
+
 int
 msg_rpc_put(struct buf *b, const struct rpc *m)
+{
+	struct rpc_out o;
+
+	rpc_out_of(&o, m);
+	return msg_rpc_out_put(b, &o);
+}
+
+int
+msg_rpc_out_put(struct buf *b, const struct rpc_out *m)
 {
 	int r;
 

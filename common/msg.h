@@ -114,7 +114,26 @@ struct rpc {
 	struct value	*data;		/* NULL: absent */
 };
 
+/*
+ * A message to send, borrowed: its caller keeps what every field points
+ * to, and nothing is freed through it.  Messages bouncer makes up (an
+ * error, a notification, a request of its own) are built as one from
+ * constant strings; a parsed one is sent through rpc_out_of().
+ */
+struct rpc_out {
+	uint8_t			 kind;		/* enum rpc_kind */
+	struct rpc_id		 id;		/* a copy; its string borrowed */
+	const char		*method;
+	const struct value	*params;	/* NULL: absent */
+	const struct value	*result;
+	int64_t			 code;
+	const char		*message;
+	const struct value	*data;		/* NULL: absent */
+};
+void	rpc_out_of(struct rpc_out *, const struct rpc *);
+
 /* MSG_RPC_IN, MSG_RPC_OUT */
+int	msg_rpc_out_put(struct buf *, const struct rpc_out *);
 int	msg_rpc_put(struct buf *, const struct rpc *);
 int	msg_rpc_get(struct buf *, struct rpc *, size_t max_message);
 void	msg_rpc_free(struct rpc *);

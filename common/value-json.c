@@ -308,6 +308,15 @@ id_is_request_id(const struct rpc_id *id)
 int
 rpc_render(struct buf *out, const struct rpc *m)
 {
+	struct rpc_out o;
+
+	rpc_out_of(&o, m);
+	return rpc_out_render(out, &o);
+}
+
+int
+rpc_out_render(struct buf *out, const struct rpc_out *m)
+{
 	struct jw w;
 	size_t saved = buf_len(out);
 

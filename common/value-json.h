@@ -12,6 +12,7 @@
 
 struct buf;
 struct rpc;
+struct rpc_out;
 struct value;
 
 /*
@@ -43,6 +44,7 @@ int	value_render(struct buf *out, const struct value *v);
  * kind requires is missing, a value is too deep, out is full); on error
  * out is left as it was.
  */
+int	rpc_out_render(struct buf *out, const struct rpc_out *m);
 int	rpc_render(struct buf *out, const struct rpc *m);
 
 #endif /* BNC_VALUE_JSON_H */

@@ -389,8 +389,13 @@ child_spawn_worker(struct child *ch, int role, const char *upname,
 	struct spawn_spec sp;
 	char *argv[12], *envp[1] = { NULL };
 	char path[BNC_PATH_MAX], maxs[32], lvl[8];
+	char name[BNC_UPSTREAM_NAME_MAX + 1];
 	int sv[2], ep[2], i = 0, r;
 
+	/* argv is not const (execve's): the name is copied, not cast */
+	if (upname != NULL && (size_t)snprintf(name, sizeof(name), "%s",
+	    upname) >= sizeof(name))
+		return -BNC_ERR_TOO_LARGE;
 	if (snprintf(path, sizeof(path), "%s/bouncer-worker", env.libexec) >=
 	    (int)sizeof(path))
 		return -BNC_ERR_TOO_LARGE;
@@ -409,7 +414,7 @@ child_spawn_worker(struct child *ch, int role, const char *upname,
 	argv[i++] = role == ROLE_WORKER_CLIENT ? "client" : "upstream";
 	if (upname != NULL) {
 		argv[i++] = "-n";
-		argv[i++] = (char *)(uintptr_t)upname;
+		argv[i++] = name;
 	}
 	argv[i++] = "-m";
 	argv[i++] = maxs;

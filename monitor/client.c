@@ -50,7 +50,7 @@ static struct buf *out_buf;
 static int shrinking;		/* client_send: sending the short error */
 
 void
-client_send(struct session *s, const struct rpc *m)
+client_send(struct session *s, const struct rpc_out *m)
 {
 	int r;
 
@@ -59,7 +59,7 @@ client_send(struct session *s, const struct rpc *m)
 	if (out_buf == NULL)
 		out_buf = buf_new();
 	buf_reset(out_buf);
-	if ((r = msg_rpc_put(out_buf, m)) != 0) {
+	if ((r = msg_rpc_out_put(out_buf, m)) != 0) {
 		/* Too big or too deep for the wire: say so, lose nothing. */
 		if (m->kind == RPC_RESULT || m->kind == RPC_ERROR) {
 			error_r(r, "answer for the client cannot be encoded");
@@ -95,7 +95,7 @@ void
 client_send_error(struct session *s, const struct rpc_id *id, int64_t code,
     const char *msg)
 {
-	struct rpc m;
+	struct rpc_out m;
 
 	memset(&m, 0, sizeof(m));
 	m.kind = RPC_ERROR;
@@ -103,7 +103,7 @@ client_send_error(struct session *s, const struct rpc_id *id, int64_t code,
 	if (m.id.type == RPC_ID_NONE)
 		m.id.type = RPC_ID_NULL;
 	m.code = code;
-	m.message = (char *)(uintptr_t)msg;
+	m.message = msg;
 	client_send(s, &m);
 }
 
@@ -111,7 +111,7 @@ void
 client_send_result(struct session *s, const struct rpc_id *id,
     struct value *result)
 {
-	struct rpc m;
+	struct rpc_out m;
 
 	memset(&m, 0, sizeof(m));
 	m.kind = RPC_RESULT;
@@ -124,11 +124,11 @@ client_send_result(struct session *s, const struct rpc_id *id,
 void
 client_notify(struct session *s, const char *method, struct value *params)
 {
-	struct rpc m;
+	struct rpc_out m;
 
 	memset(&m, 0, sizeof(m));
 	m.kind = RPC_NOTIFICATION;
-	m.method = (char *)(uintptr_t)method;
+	m.method = method;
 	m.params = params;
 	client_send(s, &m);
 	value_free(params);

@@ -362,7 +362,7 @@ ask_send(struct session *s, struct ask *a, const struct decision *d)
 {
 	struct value *params, *schema;
 	struct timeval tv = { s->cfg->ask_timeout, 0 };
-	struct rpc out;
+	struct rpc_out out;
 	char *msg;
 	size_t i;
 

@@ -260,9 +260,19 @@ struct session {
 /* monitor.c */
 void	 cleanup_exit(int) __attribute__((noreturn));
 
+/*
+ * Who owns what a send function is given, for every one of them
+ * (client_*, upstream_*, relay_*, route_forward, gate_forward): a
+ * `struct value *` is taken, and the function frees it on every path,
+ * sent or not; a `const struct value *`, and all a `const struct rpc *`
+ * or `const struct rpc_out *` points to, is borrowed and stays the
+ * caller's.  What bouncer makes up is sent as a struct rpc_out, whose
+ * fields are const: no cast strips a string's const to send it.
+ */
+
 /* client.c: the monitor as the client's server */
 int	 mcp_version_supported(const char *);
-void	 client_send(struct session *, const struct rpc *);
+void	 client_send(struct session *, const struct rpc_out *);
 void	 client_send_error(struct session *, const struct rpc_id *, int64_t,
 	    const char *);
 void	 client_send_result(struct session *, const struct rpc_id *,
@@ -275,7 +285,7 @@ void	 client_worker_init(struct session *);
 /* upstream.c */
 void	 upstream_start(struct upstream *);
 void	 upstream_setup_io(struct upstream *);
-int	 upstream_send(struct upstream *, const struct rpc *);
+int	 upstream_send(struct upstream *, const struct rpc_out *);
 /*
  * Sends a request (params taken) and remembers it until its answer: its
  * id, or -1 if it was not sent (not running, its input closed,
@@ -285,7 +295,7 @@ int64_t	 upstream_request(struct upstream *, const char *method,
 	    struct value *params, const struct pending_req *);
 /* The usual done of a request forwarded for the client. */
 void	 upstream_to_client(struct upstream *, const struct pending *,
-	    enum pend_end, struct rpc *m);
+	    enum pend_end, const struct rpc *m);
 void	 upstream_notify(struct upstream *, const char *method,
 	    struct value *params);
 void	 upstream_reply(struct upstream *, const struct rpc_id *,

@@ -51,10 +51,10 @@ relay_remove(struct session *s, size_t i)
 }
 
 void
-relay_request(struct session *s, struct upstream *up, struct rpc *m)
+relay_request(struct session *s, struct upstream *up, const struct rpc *m)
 {
 	struct relay *r;
-	struct rpc out;
+	struct rpc_out out;
 	size_t i, need;
 
 	for (i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
@@ -129,7 +129,7 @@ int
 relay_answer(struct session *s, struct rpc *m)
 {
 	struct relay *r = NULL;
-	struct rpc out;
+	struct rpc_out out;
 	size_t i;
 
 	if (m->id.type != RPC_ID_INT)

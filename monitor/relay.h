@@ -16,7 +16,8 @@ struct upstream;
 struct value;
 
 /* A request from up: relayed if the client offered its capability. */
-void	 relay_request(struct session *, struct upstream *up, struct rpc *);
+void	 relay_request(struct session *, struct upstream *up,
+	    const struct rpc *);
 /* up cancelled one of its requests: the client is told, under our id. */
 void	 relay_cancel(struct session *, struct upstream *up,
 	    const struct value *params);

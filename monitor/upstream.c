@@ -104,7 +104,7 @@ upstream_close_input(struct upstream *up)
  * larger, and that fails one message, not the session.
  */
 int
-upstream_send(struct upstream *up, const struct rpc *m)
+upstream_send(struct upstream *up, const struct rpc_out *m)
 {
 	ssize_t w = 0;
 	size_t len;
@@ -116,7 +116,7 @@ upstream_send(struct upstream *up, const struct rpc *m)
 		render_buf = buf_new();
 	buf_reset(render_buf);
 	buf_set_max(render_buf, BNC_RENDER_FACTOR * up->s->cfg->max_message);
-	if ((r = rpc_render(render_buf, m)) != 0) {
+	if ((r = rpc_out_render(render_buf, m)) != 0) {
 		error_r(r, "upstream %s: %s not sent", up->name,
 		    m->method != NULL ? m->method : "answer");
 		return r;
@@ -237,10 +237,10 @@ upstream_drop_pending(struct upstream *up, struct pending *p)
  */
 void
 upstream_to_client(struct upstream *up, const struct pending *p,
-    enum pend_end how, struct rpc *m)
+    enum pend_end how, const struct rpc *m)
 {
 	struct session *s = up->s;
-	struct rpc out;
+	struct rpc_out out;
 	char code[32], msg[BNC_REASON_MAX];
 
 	switch (how) {
@@ -298,7 +298,7 @@ int64_t
 upstream_request(struct upstream *up, const char *method,
     struct value *params, const struct pending_req *req)
 {
-	struct rpc m;
+	struct rpc_out m;
 	struct pending *p;
 	size_t need;
 
@@ -315,7 +315,7 @@ upstream_request(struct upstream *up, const char *method,
 	m.kind = RPC_REQUEST;
 	m.id.type = RPC_ID_INT;
 	m.id.n = up->next_id++;
-	m.method = (char *)(uintptr_t)method;
+	m.method = method;
 	m.params = params;
 	if (upstream_send(up, &m) != 0) {
 		mem_release(&up->s->mem, need);
@@ -343,11 +343,11 @@ upstream_request(struct upstream *up, const char *method,
 void
 upstream_notify(struct upstream *up, const char *method, struct value *params)
 {
-	struct rpc m;
+	struct rpc_out m;
 
 	memset(&m, 0, sizeof(m));
 	m.kind = RPC_NOTIFICATION;
-	m.method = (char *)(uintptr_t)method;
+	m.method = method;
 	m.params = params;
 	upstream_send(up, &m);
 	value_free(params);
@@ -357,7 +357,7 @@ void
 upstream_reply(struct upstream *up, const struct rpc_id *id,
     struct value *result)
 {
-	struct rpc m;
+	struct rpc_out m;
 
 	memset(&m, 0, sizeof(m));
 	m.kind = RPC_RESULT;
@@ -371,13 +371,13 @@ void
 upstream_reply_error(struct upstream *up, const struct rpc_id *id,
     int64_t code, const char *msg)
 {
-	struct rpc m;
+	struct rpc_out m;
 
 	memset(&m, 0, sizeof(m));
 	m.kind = RPC_ERROR;
 	m.id = *id;
 	m.code = code;
-	m.message = (char *)(uintptr_t)msg;
+	m.message = msg;
 	upstream_send(up, &m);
 }
 

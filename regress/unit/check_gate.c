@@ -117,7 +117,7 @@ client_send_error(struct session *ss, const struct rpc_id *id, int64_t code,
 }
 
 void
-client_send(struct session *ss, const struct rpc *m)
+client_send(struct session *ss, const struct rpc_out *m)
 {
 	struct sent *o = client_next(m->kind == RPC_REQUEST ? "request" :
 	    "other", &m->id);
@@ -169,7 +169,7 @@ upstream_request(struct upstream *u, const char *method,
 
 void
 upstream_to_client(struct upstream *u, const struct pending *p,
-    enum pend_end how, struct rpc *m)
+    enum pend_end how, const struct rpc *m)
 {
 	(void)u;
 	(void)p;
