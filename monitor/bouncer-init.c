@@ -636,7 +636,7 @@ verify(const struct init_opts *o, const struct buf *text, char **names)
 			    "nothing was written: %s (as rewritten)%s",
 			    o->path, strncmp(err, fdpath, plen) == 0 ?
 			    err + plen : err);
-		upstream_cfg_free(&u);
+		config_upstream_free(&u);
 	}
 	close(fd);
 }

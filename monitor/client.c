@@ -17,16 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "buf.h"
+#include "client.h"
 #include "conffile.h"
 #include "decide.h"
 #include "err.h"
-#include "bounds.h"
+#include "gate.h"
 #include "log.h"
 #include "monitor.h"
 #include "msg.h"
 #include "policy.h"
 #include "relay.h"
+#include "route.h"
+#include "surface.h"
+#include "upstream.h"
 #include "value.h"
 #include "xmalloc.h"
 
@@ -36,7 +41,7 @@ static const char *const mcp_versions[] = {
 };
 
 int
-mcp_version_supported(const char *v)
+client_version_supported(const char *v)
 {
 	size_t i;
 
@@ -192,7 +197,7 @@ c_initialize(struct session *s, struct rpc *m, const struct method_handler *h)
 		return;
 	}
 	snprintf(s->version, sizeof(s->version), "%s",
-	    mcp_version_supported(ver) ? ver : mcp_versions[0]);
+	    client_version_supported(ver) ? ver : mcp_versions[0]);
 	s->client_caps = value_object_take(m->params, "capabilities");
 	if (s->client_caps == NULL)
 		s->client_caps = value_object();

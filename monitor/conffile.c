@@ -502,7 +502,7 @@ config_load(struct config *c, const char *path, char *errbuf, size_t errlen)
 }
 
 void
-upstream_cfg_free(struct upstream_cfg *u)
+config_upstream_free(struct upstream_cfg *u)
 {
 	size_t i;
 
@@ -524,7 +524,7 @@ config_set_upstream(struct config *c, struct upstream_cfg *u)
 	size_t i;
 
 	for (i = 0; i < c->nups; i++)
-		upstream_cfg_free(&c->ups[i]);
+		config_upstream_free(&c->ups[i]);
 	free(c->ups);
 	c->ups = xcalloc(1, sizeof(*c->ups));
 	c->ups[0] = *u;
@@ -539,7 +539,7 @@ config_set_command(struct config *c, const char *name, char **argv)
 	size_t i, n;
 
 	for (i = 0; i < c->nups; i++)
-		upstream_cfg_free(&c->ups[i]);
+		config_upstream_free(&c->ups[i]);
 	free(c->ups);
 	c->ups = xcalloc(1, sizeof(*c->ups));
 	c->nups = 1;
@@ -562,7 +562,7 @@ config_free(struct config *c)
 	if (c == NULL)
 		return;
 	for (i = 0; i < c->nups; i++)
-		upstream_cfg_free(&c->ups[i]);
+		config_upstream_free(&c->ups[i]);
 	free(c->ups);
 	for (i = 0; i < c->npacks; i++)
 		free(c->packs[i]);

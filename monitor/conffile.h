@@ -50,7 +50,7 @@ int	config_load(struct config *, const char *path, char *errbuf,
 void	config_set_command(struct config *, const char *name, char **argv);
 /* Replace the upstreams with *u, taking its contents (u is zeroed). */
 void	config_set_upstream(struct config *, struct upstream_cfg *u);
-void	upstream_cfg_free(struct upstream_cfg *);
+void	config_upstream_free(struct upstream_cfg *);
 int	config_upstream_name_ok(const char *);
 void	config_free(struct config *);
 

@@ -1041,7 +1041,7 @@ is_empty(const struct value *v)
 static enum gmode
 member_mode(const char *key, enum gmode outer)
 {
-	int c = policy_name_class(key);
+	int c = heuristics_name_class(key);
 
 	if (c & NAME_SINK)
 		return G_SINK;
@@ -1083,7 +1083,7 @@ is_field_name(const char *key)
 		    (char)(key[i] - 'A' + 'a') : key[i];
 	}
 	low[n] = '\0';
-	if (policy_name_class(key) != 0)
+	if (heuristics_name_class(key) != 0)
 		return 1;
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		if (strcmp(low, fields[i]) == 0)
@@ -1201,7 +1201,7 @@ gate_arg(struct gate *g, const struct member *m, enum gmode mode)
 /*
  * 5. The sink gate (DESIGN 5), over every argument of an exfiltrating
  * tool.  The declared sinks are destinations; so is every argument, at
- * any depth, whose name is destination-shaped (policy_name_class).  If
+ * any depth, whose name is destination-shaped (heuristics_name_class).  If
  * no declared sink holds a non-empty string (or none is declared), every
  * other argument is swept: judged by the identities in it.  Otherwise the
  * others are scanned: a tainted identity anywhere denies.  Seed bugs 13
@@ -1241,7 +1241,7 @@ sink_gate(struct decide_ctx *dc, const char *tool,
 		m = &args->u.o.m[i];
 		if (is_declared(pol, m->key))
 			continue;
-		c = policy_name_class(m->key);
+		c = heuristics_name_class(m->key);
 		if (c & NAME_SINK)
 			mode = G_SINK;
 		else if (c & NAME_HEADERS)
@@ -1595,7 +1595,7 @@ scan_gate(struct decide_ctx *dc, const char *key,
 	req_gate_init(&g, dc, key, pol, d);
 	for (i = 0; i < args->u.o.n && !g.tainted; i++) {
 		m = &args->u.o.m[i];
-		c = policy_name_class(m->key);
+		c = heuristics_name_class(m->key);
 		if (is_declared(pol, m->key) || (c & NAME_SINK))
 			mode = G_SINK;
 		else if (c & NAME_HEADERS)
@@ -1694,7 +1694,7 @@ template_dest(const char *t)
 			if (n > 0 && n < sizeof(name)) {
 				memcpy(name, t, n);
 				name[n] = '\0';
-				if (policy_dest_name(name))
+				if (heuristics_dest_name(name))
 					return 1;
 			}
 			t += n;

@@ -26,14 +26,44 @@
 #include "audit.h"
 #include "bounds.h"
 #include "buf.h"
+#include "client.h"
 #include "conffile.h"
 #include "decide.h"
 #include "err.h"
+#include "gate.h"
 #include "log.h"
 #include "monitor.h"
+#include "route.h"
+#include "surface.h"
+#include "upstream.h"
 #include "utf8.h"
 #include "value.h"
 #include "xmalloc.h"
+
+/* A call waiting for a human's answer to an elicitation/create. */
+struct ask {
+	int64_t		 sid;		/* id of our elicitation request */
+	struct rpc_id	 cid;		/* the client's tools/call id */
+	char		*tool;		/* the name the client called */
+	struct value	*params;	/* the call, to forward once allowed */
+	char		*param;		/* what is asked about, or NULL */
+	char		*value;
+	size_t		 len;
+	int		 once;		/* a confirmation, not remembered */
+	int		 confirmed;	/* a human confirmed this call */
+	char		*method;	/* NULL: a tools/call; else the method
+					 * of a request route.c forwards */
+	char		*key;		/* requests: what approvals call it */
+	char		*upname;	/* requests: its owner (the audit) */
+	int		 rounds;	/* questions left for this call */
+	char		*reason;	/* the question's reason */
+	const char	*contract;	/* the contract that asked (static) */
+	char		**sinks;	/* its destination arguments (audit) */
+	size_t		 nsinks;
+	struct event	*timer;
+	struct session	*s;
+	size_t		 mem;		/* charged to the session */
+};
 
 /*
  * A call that waits for its upstream's changed tool list: the client's

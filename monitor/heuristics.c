@@ -244,7 +244,7 @@ dest_words(const struct words *ws, const char *joined)
 }
 
 int
-policy_dest_name(const char *param)
+heuristics_dest_name(const char *param)
 {
 	struct words ws;
 	char joined[WORDS_MAX * WORD_MAX];
@@ -255,7 +255,7 @@ policy_dest_name(const char *param)
 }
 
 int
-policy_name_class(const char *param)
+heuristics_name_class(const char *param)
 {
 	struct words ws;
 	char joined[WORDS_MAX * WORD_MAX];
@@ -319,7 +319,7 @@ heuristics_derive(struct tool_policy *tp, const char *tool,
 	split_words(tool != NULL ? tool : "", &ws);
 	writes = has_verb(&ws, write_verbs, NELEM(write_verbs));
 	for (i = 0; i < props.n; i++) {
-		if (policy_dest_name(props.names[i]))
+		if (heuristics_dest_name(props.names[i]))
 			push(&tp->sink_params, &tp->nsink, props.names[i]);
 		if (writes && is_path_param(props.names[i]))
 			push(&tp->write_params, &tp->nwrite, props.names[i]);

@@ -500,7 +500,7 @@ mcpconfig_load(const char *path, const char *name, struct upstream_cfg *u,
 	r = stash_fill(&x, stash, key, u);
  out:
 	if (r != 0)
-		upstream_cfg_free(u);
+		config_upstream_free(u);
 	ynode_free(root);
 	return r;
 }

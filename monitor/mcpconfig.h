@@ -18,7 +18,7 @@ struct upstream_cfg;
  * cwd, with ${VAR} and ${VAR:-default} in command, args and env values
  * expanded from the environment as Claude Code does.  Returns 0, or
  * -BNC_ERR_CONFIG with "FILE:LINE: KEY: message" in err; on error *u is
- * left empty.  The caller frees u's contents with upstream_cfg_free().
+ * left empty.  The caller frees u's contents with config_upstream_free().
  */
 int	mcpconfig_load(const char *path, const char *name,
 	    struct upstream_cfg *u, char *err, size_t errlen);

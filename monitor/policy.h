@@ -239,7 +239,7 @@ const struct tool_policy *policy_entry(const struct policy *, size_t);
  * non-alphanumerics and camel case, and compared case-insensitively.
  * These names make a tool without an entry exfiltrating.
  */
-int	policy_dest_name(const char *param);
+int	heuristics_dest_name(const char *param);
 /*
  * What a name is to the sink gate, at any depth of an exfiltrating
  * tool's arguments: NAME_DEST, one of the names above; NAME_SINK, its
@@ -254,7 +254,7 @@ int	policy_dest_name(const char *param);
 #define NAME_SINK	0x02
 #define NAME_HEADER	0x04
 #define NAME_HEADERS	0x08	/* raw headers: every address a destination */
-int	policy_name_class(const char *param);
+int	heuristics_name_class(const char *param);
 /*
  * Fills tp (zeroed by the caller, max_calls -1, taint_source 1) from the
  * tool name and its input schema.  Returns 1 if anything was derived,

@@ -15,12 +15,14 @@
 #include <string.h>
 
 #include "bounds.h"
+#include "client.h"
 #include "decide.h"
 #include "log.h"
 #include "memory.h"
 #include "monitor.h"
 #include "msg.h"
 #include "relay.h"
+#include "upstream.h"
 #include "value.h"
 #include "xmalloc.h"
 

@@ -26,15 +26,41 @@
 #include <string.h>
 
 #include "bounds.h"
+#include "client.h"
 #include "decide.h"
 #include "err.h"
+#include "gate.h"
 #include "log.h"
 #include "monitor.h"
 #include "policy.h"
+#include "route.h"
+#include "upstream.h"
 #include "uritemplate.h"
 #include "utf8.h"
 #include "value.h"
 #include "xmalloc.h"
+
+#define ROUTE_LIST_RESOURCES	1
+#define ROUTE_LIST_TEMPLATES	2
+#define ROUTE_LIST_PROMPTS	3
+
+/*
+ * A resource URI ('r'), resource template ('t') or prompt name ('p') and
+ * who listed it (a URI also: who linked to it in a result); other: a
+ * second upstream listed it too, and it is routed to neither.
+ */
+struct route {
+	char		 kind;
+	char		*name;
+	struct upstream	*up;
+	struct upstream	*other;
+	struct uritemplate *tmpl;	/* 't': compiled (NULL: matches
+					 * nothing) */
+	char		**args;		/* 'p': the arguments it declares */
+	size_t		 nargs;
+	size_t		 mem;		/* charged: the route and its name */
+	size_t		 args_mem;	/* charged: args */
+};
 
 #define ROUTE_CURSOR	"bncr."
 

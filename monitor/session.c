@@ -25,10 +25,12 @@
 #include "bounds.h"
 #include "buf.h"
 #include "child.h"
+#include "gate.h"
 #include "log.h"
 #include "monitor.h"
 #include "msg.h"
 #include "session.h"
+#include "upstream.h"
 
 #define SM(st)		(1U << (st))
 #define SM_START	SM(SESSION_START)

@@ -25,13 +25,14 @@
 
 #include <sodium.h>
 
+#include "bounds.h"
 #include "buf.h"
 #include "conffile.h"
 #include "err.h"
-#include "bounds.h"
 #include "log.h"
 #include "monitor.h"
 #include "policy.h"
+#include "surface.h"
 #include "utf8.h"
 #include "value.h"
 #include "xmalloc.h"

@@ -21,15 +21,19 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "bounds.h"
 #include "buf.h"
+#include "client.h"
 #include "conffile.h"
 #include "decide.h"
 #include "err.h"
-#include "bounds.h"
+#include "gate.h"
 #include "log.h"
 #include "monitor.h"
 #include "msg.h"
 #include "relay.h"
+#include "surface.h"
+#include "upstream.h"
 #include "value-json.h"
 #include "value.h"
 #include "xmalloc.h"
@@ -488,7 +492,7 @@ on_initialize(struct upstream *up, struct rpc *m)
 		upstream_fail(up, "initialize answer has no protocolVersion");
 		return;
 	}
-	if (!mcp_version_supported(ver)) {
+	if (!client_version_supported(ver)) {
 		snprintf(msg, sizeof(msg), "unsupported protocol version "
 		    "\"%.32s\"", ver);
 		upstream_fail(up, msg);

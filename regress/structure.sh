@@ -11,8 +11,10 @@
 # decide.h names no struct session, and its object references nothing
 # of the session's modules (monitor.c, session.c, client.c, gate.c,
 # route.c, relay.c, upstream.c, child.c), so it is unit-tested alone.
-# If this fails, a layer calls upward again, or the lifecycle is
-# decided in two places.
+# And a global symbol's prefix names the file that defines it (STYLE:
+# the prefix is the map), or one of the prefixes listed below for it.
+# If this fails, a layer calls upward again, the lifecycle is decided
+# in two places, or a name no longer says where it lives.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -76,4 +78,36 @@ for m in monitor session client gate route relay upstream child; do
 $bad"
 done
 log "decide.o: $(echo "$dsyms" | wc -l) undefined symbols, none above it"
+
+# --- a global name says which file defines it -------------------------
+# The prefixes of a file whose module has a shorter name, or which
+# defines the functions of the types it declares; a file not listed
+# has its own name.
+prefixes() {
+	case $1 in
+	conffile)	echo config ;;
+	decide)		echo decide decision request verdict budgets ;;
+	memory)		echo mem ;;
+	monitor)	echo main cleanup_exit ;;
+	pathcheck)	echo path ;;
+	yaml-tree)	echo yaml ynode ;;
+	*)		echo "$1" ;;
+	esac
+}
+nobj=0
+for o in "$top_builddir"/monitor/bouncer_monitor-*.o; do
+	[ -f "$o" ] || fail "no bouncer_monitor-*.o in $top_builddir/monitor"
+	f=${o##*/bouncer_monitor-}
+	f=${f%.o}
+	nobj=$((nobj + 1))
+	for sym in $(nm --defined-only -g "$o" | awk '$2 ~ /^[TDBR]$/ {print $3}'); do
+		ok=
+		for p in $(prefixes "$f"); do
+			case $sym in "$p" | "$p"_*) ok=1 ;; esac
+		done
+		[ -n "$ok" ] || fail "$f.c defines $sym, whose prefix is not $(prefixes "$f" | tr ' ' '|')"
+	done
+done
+[ "$nobj" -ge 20 ] || fail "only $nobj monitor objects: is this check stale?"
+log "global names: those of all $nobj monitor objects have their file's prefix"
 pass

@@ -43,7 +43,7 @@ static int
 load_named(const char *text, const char *name)
 {
 	write_file(text, strlen(text));
-	upstream_cfg_free(&up);
+	config_upstream_free(&up);
 	err[0] = '\0';
 	return mcpconfig_load(path, name, &up, err, sizeof(err));
 }
@@ -75,7 +75,7 @@ teardown(void)
 	if (path[0] != '\0')
 		unlink(path);
 	path[0] = '\0';
-	upstream_cfg_free(&up);
+	config_upstream_free(&up);
 }
 
 /* The call failed and its message is "FILE:LINE: KEY..." holding want. */
@@ -449,7 +449,7 @@ START_TEST(test_limit_size)
 	ck_assert_int_eq(mcpconfig_load(path, "srv", &up, err, sizeof(err)),
 	    0);
 	ck_assert_str_eq(up.command, "c");
-	upstream_cfg_free(&up);
+	config_upstream_free(&up);
 	write_file(text, len + 1);
 	ck_assert_int_eq(mcpconfig_load(path, "srv", &up, err, sizeof(err)),
 	    -BNC_ERR_CONFIG);

@@ -223,7 +223,7 @@ START_TEST(test_complete)
 		props = properties(tool);
 		cJSON_ArrayForEach(pr, props) {
 			/* a path the server confines is no destination */
-			if (!policy_dest_name(pr->string) || tp->read_only ||
+			if (!heuristics_dest_name(pr->string) || tp->read_only ||
 			    has(tp->write_params, tp->nwrite, pr->string))
 				continue;
 			ck_assert_msg(tp->exfiltrating &&

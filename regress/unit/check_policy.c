@@ -394,10 +394,10 @@ START_TEST(test_heuristics_sink_names)
 	size_t i;
 
 	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-		ck_assert_msg(policy_dest_name(yes[i]), "%s", yes[i]);
+		ck_assert_msg(heuristics_dest_name(yes[i]), "%s", yes[i]);
 	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		ck_assert_msg(!policy_dest_name(no[i]), "%s", no[i]);
-	ck_assert_int_eq(policy_dest_name(NULL), 0);
+		ck_assert_msg(!heuristics_dest_name(no[i]), "%s", no[i]);
+	ck_assert_int_eq(heuristics_dest_name(NULL), 0);
 
 	/* original case and schema order are kept */
 	tp = heur("notify", schema("Subject", "CC", "body", "To", NULL));
@@ -467,10 +467,10 @@ START_TEST(test_name_class)
 	size_t i;
 
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		ck_assert_msg(policy_name_class(v[i].name) == v[i].c,
+		ck_assert_msg(heuristics_name_class(v[i].name) == v[i].c,
 		    "%s: %d, want %d", v[i].name,
-		    policy_name_class(v[i].name), v[i].c);
-	ck_assert_int_eq(policy_name_class(NULL), 0);
+		    heuristics_name_class(v[i].name), v[i].c);
+	ck_assert_int_eq(heuristics_name_class(NULL), 0);
 }
 END_TEST
 
@@ -559,12 +559,12 @@ START_TEST(test_heuristics_odd_schemas)
 
 		memset(big, 'a', sizeof(big) - 1);
 		big[sizeof(big) - 1] = '\0';
-		ck_assert_int_eq(policy_dest_name(big), 0);
+		ck_assert_int_eq(heuristics_dest_name(big), 0);
 		memcpy(big + 4000, "_email", 7);
-		ck_assert_int_eq(policy_dest_name(big), 1);
+		ck_assert_int_eq(heuristics_dest_name(big), 1);
 		for (size_t i = 0; i < 4000; i += 2)
 			big[i + 1] = '_';
-		ck_assert_int_eq(policy_dest_name(big), 0);
+		ck_assert_int_eq(heuristics_dest_name(big), 0);
 	}
 	value_free(s);
 	value_free(n);

@@ -1,0 +1,30 @@
+/*
+ * client.h - the monitor as an MCP server to its one client.
+ *
+ * client.c owns the client's side of the session: its version and
+ * capabilities, the requests queued while upstreams start, and the
+ * frames of the client worker.
+ */
+#ifndef BNC_CLIENT_H
+#define BNC_CLIENT_H
+
+#include <stdint.h>
+
+struct rpc_id;
+struct rpc_out;
+struct session;
+struct value;
+
+/* 1 if bouncer speaks MCP version v */
+int	 client_version_supported(const char *v);
+void	 client_send(struct session *, const struct rpc_out *);
+void	 client_send_error(struct session *, const struct rpc_id *, int64_t,
+	    const char *);
+void	 client_send_result(struct session *, const struct rpc_id *,
+	    struct value *);
+void	 client_notify(struct session *, const char *method,
+	    struct value *params);
+void	 client_upstream_ready(struct session *);
+void	 client_worker_init(struct session *);
+
+#endif /* BNC_CLIENT_H */
