@@ -53,6 +53,17 @@
 #define BNC_ARG_LEN_MAX		4096		/* bytes of one argument or env value */
 #define BNC_PATH_MAX		4096		/* bytes of a configured path */
 
+/* consent tokens and their keys (DESIGN 7; monitor/consent.c) */
+#define BNC_CONSENT_AGENT_MAX	64		/* bytes of an agent id in a token */
+#define BNC_CONSENT_TARGET_MAX	1024		/* bytes of a target (canonical JSON
+						 * of an upstream tool's target
+						 * parameters, or notion:/github:) */
+#define BNC_CONSENT_TOKEN_MAX	4096		/* bytes of a token as pasted */
+#define BNC_CONSENT_TTL_MAX	(24 * 3600)	/* longest lifetime, whatever the
+						 * configuration says */
+#define BNC_CONSENT_KEYS_MAX	64		/* public keys in consent.keys */
+#define BNC_CONSENT_KEYFILE_MAX	1024		/* bytes of one key file */
+
 /* MCP */
 #define BNC_TOOLS_MAX		4096		/* tools of one upstream */
 #define BNC_TOOL_NAME_MAX	128		/* bytes of a tool name (spec: 1..128) */
