@@ -29,6 +29,7 @@ static const char *const err_str[BNC_ERR_MAX] = {
 	[BNC_ERR_CONFIG] = "configuration error",
 	[BNC_ERR_NOT_FOUND] = "not found",
 	[BNC_ERR_STATE] = "message out of state",
+	[BNC_ERR_USED] = "used before",
 };
 
 const char *

@@ -29,6 +29,7 @@ enum bnc_err {
 	BNC_ERR_CONFIG,		/* configuration error */
 	BNC_ERR_NOT_FOUND,	/* no such thing */
 	BNC_ERR_STATE,		/* message out of state */
+	BNC_ERR_USED,		/* single-use, and used before */
 	BNC_ERR_MAX
 };
 

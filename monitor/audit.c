@@ -147,6 +147,8 @@ struct audit {
 	sqlite3_stmt	*insert;
 	sqlite3_stmt	*commit;
 	sqlite3_stmt	*rollback;
+	sqlite3_stmt	*nonce_used;
+	sqlite3_stmt	*nonce_insert;
 	int		 record_full;
 	struct buf	*canon;		/* canonical encoding of the args */
 	struct buf	*sinks;		/* rendered sinks object */
@@ -401,6 +403,38 @@ step_done(sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/*
+ * In the open transaction: records nonce as used by row seq, or
+ * -BNC_ERR_USED if any monitor on this database used it before.
+ */
+static int
+consume_nonce(struct audit *a, const char *nonce, int64_t seq,
+    const char *time)
+{
+	int rc;
+
+	if ((rc = sqlite3_bind_text(a->nonce_used, 1, nonce, -1,
+	    SQLITE_STATIC)) != SQLITE_OK)
+		return sqlite_err(rc);
+	rc = sqlite3_step(a->nonce_used);
+	sqlite3_reset(a->nonce_used);
+	sqlite3_clear_bindings(a->nonce_used);
+	if (rc == SQLITE_ROW)
+		return -BNC_ERR_USED;
+	if (rc != SQLITE_DONE)
+		return sqlite_err(rc);
+	if ((rc = sqlite3_bind_text(a->nonce_insert, 1, nonce, -1,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_int64(a->nonce_insert, 2, seq)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(a->nonce_insert, 3, time, -1,
+	    SQLITE_STATIC)) != SQLITE_OK)
+		rc = sqlite_err(rc);
+	else
+		rc = sqlite_err(step_done(a->nonce_insert));
+	sqlite3_clear_bindings(a->nonce_insert);
+	return rc;
+}
+
 int
 audit_append(struct audit *a, const struct audit_row *row, int64_t *seqp)
 {
@@ -499,6 +533,14 @@ audit_append(struct audit *a, const struct audit_row *row, int64_t *seqp)
 	if ((r = row_hash(prev, f, hash)) != 0)
 		goto out;
 	sodium_bin2hex(hash_hex, sizeof(hash_hex), hash, sizeof(hash));
+	/*
+	 * A consent nonce is consumed by the transaction that records its
+	 * decision, under the same write lock: of two monitors racing on
+	 * one nonce, the second sees the first's and writes nothing.
+	 */
+	if (row->nonce != NULL && (r = consume_nonce(a, row->nonce, seq,
+	    tbuf)) != 0)
+		goto out;
 
 	for (i = 0; i < C_NCOLS; i++)
 		if ((rc = bind_field(a->insert, (int)i + 1, &f[i])) !=
@@ -750,7 +792,11 @@ audit_open(const char *state_dir, enum audit_sync sync, int record_full,
 	    ", prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
 	    "?10, ?11, ?12, ?13, ?14, ?15, ?16)", &a->insert)) != SQLITE_OK ||
 	    (rc = prepare(a->db, "COMMIT", &a->commit)) != SQLITE_OK ||
-	    (rc = prepare(a->db, "ROLLBACK", &a->rollback)) != SQLITE_OK)
+	    (rc = prepare(a->db, "ROLLBACK", &a->rollback)) != SQLITE_OK ||
+	    (rc = prepare(a->db, "SELECT 1 FROM consent_nonces WHERE "
+	    "nonce = ?1", &a->nonce_used)) != SQLITE_OK ||
+	    (rc = prepare(a->db, "INSERT INTO consent_nonces (nonce, seq, "
+	    "time) VALUES (?1, ?2, ?3)", &a->nonce_insert)) != SQLITE_OK)
 		goto sqlfail;
 	*out = a;
 	a = NULL;
@@ -780,6 +826,8 @@ audit_close(struct audit *a)
 	sqlite3_finalize(a->insert);
 	sqlite3_finalize(a->commit);
 	sqlite3_finalize(a->rollback);
+	sqlite3_finalize(a->nonce_used);
+	sqlite3_finalize(a->nonce_insert);
 	if (a->db != NULL) {
 		if (!sqlite3_get_autocommit(a->db))
 			sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);

@@ -46,7 +46,8 @@ struct audit_row {
 	const char *const *sinks;	/* names of sink parameters recorded in
 					 * clear; may be NULL */
 	size_t		  nsinks;
-	const char	 *nonce;	/* consent nonce hex or NULL */
+	const char	 *nonce;	/* consent nonce hex or NULL: consumed
+					 * with the row (audit_append) */
 };
 
 /*

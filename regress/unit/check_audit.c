@@ -660,6 +660,99 @@ START_TEST(test_two_processes)
 }
 END_TEST
 
+/* A consent nonce is consumed with its row, once. */
+START_TEST(test_nonce_once)
+{
+	struct audit *a = open_log(AUDIT_SYNC_NORMAL, 0);
+	struct audit_row row = row_of("post", "allow", "consent", "r");
+	sqlite3 *db;
+
+	row.nonce = "00112233445566778899aabbccddeeff";
+	ck_assert_int_eq(append_ok(a, &row), 1);
+	/* used: nothing of the second row is written */
+	ck_assert_int_eq(audit_append(a, &row, NULL), -BNC_ERR_USED);
+	row.nonce = "ffeeddccbbaa99887766554433221100";
+	ck_assert_int_eq(append_ok(a, &row), 2);
+	/* a row with no nonce is not one */
+	row.nonce = NULL;
+	ck_assert_int_eq(append_ok(a, &row), 3);
+	audit_close(a);
+	expect_intact(3);
+	db = raw_open();
+	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM consent_nonces"),
+	    2);
+	ck_assert_int_eq(raw_int(db, "SELECT seq FROM consent_nonces WHERE "
+	    "nonce = '00112233445566778899aabbccddeeff'"), 1);
+	sqlite3_close(db);
+}
+END_TEST
+
+/*
+ * Two processes race for each of 1000 nonces on one database (DESIGN 7:
+ * exactly one wins): each consumes every nonce it can, the other gets
+ * -BNC_ERR_USED.  Every nonce has one row, and the chain is whole.
+ */
+#define RACE_NONCES	1000
+START_TEST(test_nonce_race)
+{
+	struct audit *a;
+	struct audit_row row;
+	char nonce[33], sd[300], c;
+	pid_t pid[2];
+	int go[2], i, k, st;
+	sqlite3 *db;
+
+	audit_close(open_log(AUDIT_SYNC_NORMAL, 0));
+	/* both open the log, then start together */
+	ck_assert_int_eq(pipe(go), 0);
+	for (k = 0; k < 2; k++) {
+		if ((pid[k] = fork()) == 0) {
+			snprintf(sd, sizeof(sd), "%s/state", dir);
+			if (audit_open(sd, AUDIT_SYNC_NORMAL, 0, &a, err,
+			    sizeof(err)) != 0)
+				_exit(100);
+			row = row_of(k ? "b" : "a", "allow", "consent", "r");
+			row.nonce = nonce;
+			if (read(go[0], &c, 1) != 1)
+				_exit(103);
+			for (i = 0; i < RACE_NONCES; i++) {
+				snprintf(nonce, sizeof(nonce), "%032x", i);
+				switch (audit_append(a, &row, NULL)) {
+				case 0:
+				case -BNC_ERR_USED:
+					break;
+				default:
+					_exit(101);
+				}
+			}
+			audit_close(a);
+			_exit(0);
+		}
+		ck_assert_int_ne(pid[k], -1);
+	}
+	ck_assert_int_eq(write(go[1], "gg", 2), 2);
+	close(go[0]);
+	close(go[1]);
+	for (k = 0; k < 2; k++) {
+		ck_assert_int_eq(waitpid(pid[k], &st, 0), pid[k]);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "racer %d failed (status %d)", k, st);
+	}
+	expect_intact(RACE_NONCES);
+	db = raw_open();
+	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM decisions"),
+	    RACE_NONCES);
+	ck_assert_int_eq(raw_int(db, "SELECT count(DISTINCT nonce) FROM "
+	    "decisions"), RACE_NONCES);
+	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM consent_nonces"),
+	    RACE_NONCES);
+	printf("check_audit: nonce race: %d of %d won by the first racer\n",
+	    (int)raw_int(db, "SELECT count(*) FROM decisions WHERE tool = "
+	    "'a'"), RACE_NONCES);
+	sqlite3_close(db);
+}
+END_TEST
+
 static double
 now_us(void)
 {
@@ -1083,6 +1176,8 @@ audit_suite(void)
 	tcase_add_test(tc, test_no_args);
 	tcase_add_test(tc, test_two_handles);
 	tcase_add_test(tc, test_two_processes);
+	tcase_add_test(tc, test_nonce_once);
+	tcase_add_test(tc, test_nonce_race);
 	tcase_add_test(tc, test_append_cost);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("limits");
