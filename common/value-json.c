@@ -24,6 +24,7 @@
 #include "msg.h"
 #include "value.h"
 #include "value-json.h"
+#include "xmalloc.h"
 
 /* Bytes gathered before one buf_put(); a buffer size, not a limit. */
 #define JW_STAGE	4096
@@ -32,6 +33,7 @@ struct jw {
 	struct buf	*out;
 	size_t		 n;		/* bytes staged */
 	int		 r;		/* first error */
+	int		 sorted;	/* members in key order (canonical) */
 	char		 stage[JW_STAGE];
 };
 
@@ -56,6 +58,21 @@ jw_init(struct jw *w, struct buf *out)
 	w->out = out;
 	w->n = 0;
 	w->r = 0;
+	w->sorted = 0;
+}
+
+/* Byte order of two keys; a key that is a prefix of the other first. */
+static int
+member_cmp(const void *a, const void *b)
+{
+	const struct member *x = *(const struct member *const *)a;
+	const struct member *y = *(const struct member *const *)b;
+	size_t n = x->klen < y->klen ? x->klen : y->klen;
+	int c = memcmp(x->key, y->key, n);
+
+	if (c != 0)
+		return c;
+	return x->klen < y->klen ? -1 : x->klen > y->klen;
 }
 
 static void
@@ -191,7 +208,7 @@ jw_double(struct jw *w, double d)
 static void
 jw_value(struct jw *w, const struct value *v, int depth)
 {
-	const struct member *m;
+	const struct member *m, **order = NULL;
 	size_t i;
 
 	if (w->r != 0)
@@ -237,9 +254,15 @@ jw_value(struct jw *w, const struct value *v, int depth)
 			w->r = -BNC_ERR_TOO_DEEP;
 			return;
 		}
+		if (w->sorted && v->u.o.n > 1) {
+			order = xreallocarray(NULL, v->u.o.n, sizeof(*order));
+			for (i = 0; i < v->u.o.n; i++)
+				order[i] = &v->u.o.m[i];
+			qsort(order, v->u.o.n, sizeof(*order), member_cmp);
+		}
 		jw_putc(w, '{');
 		for (i = 0; i < v->u.o.n && w->r == 0; i++) {
-			m = &v->u.o.m[i];
+			m = order != NULL ? order[i] : &v->u.o.m[i];
 			if (i > 0)
 				jw_putc(w, ',');
 			jw_string(w, m->key, m->klen);
@@ -247,6 +270,7 @@ jw_value(struct jw *w, const struct value *v, int depth)
 			jw_value(w, m->val, depth + 1);
 		}
 		jw_putc(w, '}');
+		free(order);
 		return;
 	}
 	w->r = -BNC_ERR_BAD_FORMAT;
@@ -294,6 +318,18 @@ value_render(struct buf *out, const struct value *v)
 	size_t saved = buf_len(out);
 
 	jw_init(&w, out);
+	jw_value(&w, v, 0);
+	return jw_finish(&w, saved);
+}
+
+int
+value_render_canonical(struct buf *out, const struct value *v)
+{
+	struct jw w;
+	size_t saved = buf_len(out);
+
+	jw_init(&w, out);
+	w.sorted = 1;
 	jw_value(&w, v, 0);
 	return jw_finish(&w, saved);
 }

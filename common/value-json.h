@@ -32,6 +32,14 @@ cJSON	*value_to_cjson(const struct value *v);
  * Returns 0 or -BNC_ERR_*; on error out is left as it was.
  */
 int	value_render(struct buf *out, const struct value *v);
+/*
+ * The same, canonical (DESIGN 7): every object's members in the byte
+ * order of their keys, so two trees that are equal render the same
+ * bytes whatever order their members came in.  A consent token's
+ * target and an out-of-band approval's arguments are hashed in this
+ * form, by the monitor and by bouncer-issue-consent alike.
+ */
+int	value_render_canonical(struct buf *out, const struct value *v);
 
 /*
  * Appends one JSON-RPC line for m, ending in '\n', to out:

@@ -179,6 +179,57 @@ START_TEST(test_kinds)
 }
 END_TEST
 
+/* Canonical: keys in byte order at every depth, whatever their order. */
+START_TEST(test_canonical)
+{
+	struct value *a = value_object(), *b = value_object();
+	struct value *ia = value_object(), *ib = value_object();
+	struct buf *x, *y;
+	char *gx, *gy;
+
+	value_object_put(ia, "z", value_int(1));
+	value_object_put(ia, "a", value_string("\u00e9"));
+	value_object_put(a, "repo", value_string("app"));
+	value_object_put(a, "owner", value_string("corp"));
+	value_object_put(a, "issue_number", value_int(12));
+	value_object_put(a, "nested", ia);
+	value_object_put(a, "ab", value_double(1.5));
+	value_object_put(a, "a", value_array());
+	/* the same members, another order */
+	value_object_put(ib, "a", value_string("\u00e9"));
+	value_object_put(ib, "z", value_int(1));
+	value_object_put(b, "a", value_array());
+	value_object_put(b, "nested", ib);
+	value_object_put(b, "issue_number", value_int(12));
+	value_object_put(b, "ab", value_double(1.5));
+	value_object_put(b, "owner", value_string("corp"));
+	value_object_put(b, "repo", value_string("app"));
+	ck_assert_ptr_nonnull(x = buf_new());
+	ck_assert_ptr_nonnull(y = buf_new());
+	CK_R(value_render_canonical(x, a), 0);
+	CK_R(value_render_canonical(y, b), 0);
+	gx = text(x);
+	gy = text(y);
+	ck_assert_str_eq(gx, "{\"a\":[],\"ab\":1.5,\"issue_number\":12,"
+	    "\"nested\":{\"a\":\"\u00e9\",\"z\":1},\"owner\":\"corp\","
+	    "\"repo\":\"app\"}");
+	ck_assert_str_eq(gx, gy);
+	free(gx);
+	free(gy);
+	/* the plain renderer keeps the order it was given */
+	buf_reset(x);
+	CK_R(value_render(x, b), 0);
+	gx = text(x);
+	ck_assert_msg(strncmp(gx, "{\"a\":[],\"nested\"", 15) == 0, "%s",
+	    gx);
+	free(gx);
+	buf_free(x);
+	buf_free(y);
+	value_free(a);
+	value_free(b);
+}
+END_TEST
+
 START_TEST(test_append)
 {
 	struct rpc m;
@@ -704,6 +755,7 @@ render_suite(void)
 	tc = tcase_create("core");
 	tcase_add_test(tc, test_kinds);
 	tcase_add_test(tc, test_append);
+	tcase_add_test(tc, test_canonical);
 	tcase_add_test(tc, test_escapes);
 	tcase_add_test(tc, test_ints);
 	tcase_add_test(tc, test_doubles);
