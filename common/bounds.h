@@ -61,6 +61,10 @@
 #define BNC_CONSENT_TOKEN_MAX	4096		/* bytes of a token as pasted */
 #define BNC_CONSENT_TTL_MAX	(24 * 3600)	/* longest lifetime, whatever the
 						 * configuration says */
+#define BNC_CONSENT_TTL_DEFAULT	3600		/* consent.max_ttl default */
+#define BNC_CONSENT_TTL_ISSUE	600		/* bouncer-issue-consent -e default */
+#define BNC_CONSENT_SKEW_MAX	300		/* consent.skew, seconds */
+#define BNC_CONSENT_SKEW_DEFAULT 30
 #define BNC_CONSENT_KEYS_MAX	64		/* public keys in consent.keys */
 #define BNC_CONSENT_KEYFILE_MAX	1024		/* bytes of one key file */
 

@@ -177,15 +177,15 @@ key_mapping(struct cfg_ctx *x, const struct ynode *v, const char *key)
 }
 
 static int
-key_scalar(struct cfg_ctx *x, const struct ynode *v, const char *key)
-{
-	return check_type(x, v, key, YNODE_SCALAR);
-}
-
-static int
 key_policy(struct cfg_ctx *x, const struct ynode *v, const char *key)
 {
 	return get_path(x, v, key, &x->c->policy);
+}
+
+static int
+key_registry(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	return get_path(x, v, key, &x->c->registry);
 }
 
 static char **string_vec(const struct ynode *, size_t *);
@@ -276,6 +276,43 @@ key_asks(struct cfg_ctx *x, const struct ynode *v, const char *key)
 			    "must be an integer from 1 to %d",
 			    BNC_ASK_TIMEOUT_MAX);
 		x->c->ask_timeout = (int)n;
+	}
+	return 0;
+}
+
+/* consent: { keys: DIR, max_ttl: SECONDS, skew: SECONDS } */
+static int
+key_consent(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	const struct ynode *k, *val;
+	long long n;
+	size_t i;
+	int r;
+
+	if ((r = check_type(x, v, key, YNODE_MAPPING)) != 0)
+		return r;
+	for (i = 0; i < v->n; i += 2) {
+		k = v->items[i];
+		val = v->items[i + 1];
+		if (strcmp(k->scalar, "keys") == 0) {
+			if ((r = get_path(x, val, "consent.keys",
+			    &x->c->consent_keys)) != 0)
+				return r;
+		} else if (strcmp(k->scalar, "max_ttl") == 0) {
+			if (ynode_int(val, 1, BNC_CONSENT_TTL_MAX, &n) != 0)
+				return cfail(x, val, "consent.max_ttl",
+				    "must be an integer from 1 to %d "
+				    "(seconds)", BNC_CONSENT_TTL_MAX);
+			x->c->consent_max_ttl = (int)n;
+		} else if (strcmp(k->scalar, "skew") == 0) {
+			if (ynode_int(val, 0, BNC_CONSENT_SKEW_MAX, &n) != 0)
+				return cfail(x, val, "consent.skew",
+				    "must be an integer from 0 to %d "
+				    "(seconds)", BNC_CONSENT_SKEW_MAX);
+			x->c->consent_skew = (int)n;
+		} else
+			return cfail(x, k, "consent", "unknown key \"%s\"",
+			    k->scalar);
 	}
 	return 0;
 }
@@ -408,8 +445,8 @@ static const struct cfg_key cfg_keys[] = {
 	{ "policy",		key_policy },
 	{ "packs",		key_packs },
 	{ "asks",		key_asks },
-	{ "registry",		key_scalar },
-	{ "consent",		key_mapping },
+	{ "registry",		key_registry },
+	{ "consent",		key_consent },
 	{ "forbidden_tools",	key_forbidden },
 	{ "work",		key_mapping },
 };
@@ -454,6 +491,8 @@ config_defaults(struct config *c)
 	c->max_message = BNC_MSG_MAX_DEFAULT;
 	c->max_session_memory = BNC_SESSION_MEMORY_DEFAULT;
 	c->ask_timeout = BNC_ASK_TIMEOUT_DEFAULT;
+	c->consent_max_ttl = BNC_CONSENT_TTL_DEFAULT;
+	c->consent_skew = BNC_CONSENT_SKEW_DEFAULT;
 	if ((xdg = getenv("XDG_STATE_HOME")) != NULL && *xdg == '/')
 		xasprintf(&c->state_dir, "%s/bouncer", xdg);
 	else if ((home = getenv("HOME")) != NULL && *home == '/')
@@ -571,6 +610,8 @@ config_free(struct config *c)
 		free(c->forbidden[i]);
 	free(c->forbidden);
 	free(c->policy);
+	free(c->registry);
+	free(c->consent_keys);
 	free(c->state_dir);
 	free(c->path);
 	memset(c, 0, sizeof(*c));

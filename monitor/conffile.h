@@ -28,9 +28,15 @@ struct config {
 	int			 audit_sync_full;	/* audit.sync: full */
 	int			 audit_record_full;	/* audit.record_args: full */
 	char			*policy;	/* user policy file */
+	char			*registry;	/* agents.yaml, or NULL: one
+						 * implicit agent */
 	char			**packs;	/* extra pack directories */
 	size_t			 npacks;
 	int			 ask_timeout;	/* asks.timeout, seconds */
+	char			*consent_keys;	/* consent.keys: the *.pub
+						 * directory, or NULL: none */
+	int			 consent_max_ttl; /* consent.max_ttl, seconds */
+	int			 consent_skew;	/* consent.skew, seconds */
 	char			**forbidden;	/* forbidden_tools */
 	size_t			 nforbidden;
 	struct upstream_cfg	*ups;

@@ -81,7 +81,12 @@ START_TEST(test_full)
 	    "  mail:\n"
 	    "    command: /usr/bin/mail-mcp\n"
 	    "audit: { sync: normal }\n"
+	    "consent: { keys: /etc/bouncer/consent.d, max_ttl: 900, "
+	    "skew: 5 }\n"
 	    "forbidden_tools: [x, y]\n"), 0);
+	ck_assert_str_eq(cfg.consent_keys, "/etc/bouncer/consent.d");
+	ck_assert_int_eq(cfg.consent_max_ttl, 900);
+	ck_assert_int_eq(cfg.consent_skew, 5);
 	ck_assert_str_eq(cfg.state_dir, "/var/tmp/bnc");
 	ck_assert_uint_eq(cfg.max_message, 65536);
 	ck_assert_uint_eq(cfg.nups, 2);
@@ -108,6 +113,7 @@ START_TEST(test_relative_paths)
 	ck_assert_int_eq(load(
 	    "state_dir: state\n"
 	    "policy: policy.yaml\n"
+	    "registry: gov/agents.yaml\n"
 	    "packs: [packs.d, /abs/packs]\n"
 	    "upstreams:\n"
 	    "  fs: { command: node, cwd: srv/../notes }\n"), 0);
@@ -115,6 +121,8 @@ START_TEST(test_relative_paths)
 	ck_assert_str_eq(cfg.state_dir, want);
 	snprintf(want, sizeof(want), "%s/policy.yaml", testdir_path());
 	ck_assert_str_eq(cfg.policy, want);
+	snprintf(want, sizeof(want), "%s/gov/agents.yaml", testdir_path());
+	ck_assert_str_eq(cfg.registry, want);
 	ck_assert_uint_eq(cfg.npacks, 2);
 	snprintf(want, sizeof(want), "%s/packs.d", testdir_path());
 	ck_assert_str_eq(cfg.packs[0], want);
@@ -205,6 +213,11 @@ START_TEST(test_errors)
 	    "upstreams.a.command");
 	expect_error("upstreams: [a]\n", 1, "upstreams");
 	expect_error("audit: normal\n", 1, "audit");
+	expect_error("consent: { max_ttl: 86401 }\n", 1, "consent.max_ttl");
+	expect_error("consent: { skew: -1 }\n", 1, "consent.skew");
+	expect_error("consent:\n  keys: /k\n  colour: red\n", 3, "consent");
+	expect_error("consent: [a]\n", 1, "consent");
+	expect_error("registry: [a]\n", 1, "registry");
 	expect_error("packs: [a, [b]]\n", 1, "packs");
 	expect_error("state_dir: [a]\n", 1, "state_dir");
 }
