@@ -1,0 +1,840 @@
+/*
+ * bouncer-issue-consent.c - the consent signing key pair, and consent
+ * tokens signed with it (bouncer-issue-consent(8), DESIGN 7).
+ *
+ * An administrator's tool.  -G writes a new key pair; otherwise it signs
+ * one token for one agent, tool, target and exact text, after showing
+ * all of them to the human who answers.  It must never sign what it has
+ * not shown: the display is made from the very bytes whose hash is
+ * signed, with every character that could hide, reorder or overwrite
+ * text made visible; the answer is read from the terminal, never from
+ * standard input (which may carry the text); and standard output carries
+ * the token and nothing else.  It parses the admin's own -t values with
+ * cJSON and is never linked into bouncer-monitor.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/prctl.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <sodium.h>
+
+#include "bounds.h"
+#include "buf.h"
+#include "conffile.h"
+#include "consent.h"
+#include "utf8.h"
+#include "value.h"
+#include "value-json.h"
+#include "xmalloc.h"
+
+/*
+ * Bytes of a consented text: GitHub's limit on a comment body, in
+ * characters, is 65536; Notion's and Slack's are lower.  A text no
+ * work system would take is refused before a human reads it.
+ */
+#define ISSUE_TEXT_MAX		65536
+#define DEFAULT_TOOL		"post_human_authored_comment"
+/* under $XDG_CONFIG_HOME or ~/.config, beside bouncer.yaml */
+#define KEYFILE_NAME		"bouncer/consent.key"
+/* the longest answer read from the terminal; longer is no "yes" */
+#define ANSWER_MAX		16
+#define SHOW_INDENT		"    | "
+
+/* What a built-in tool takes as its target (DESIGN 7). */
+enum target_form {
+	FORM_NONE,		/* takes no consent token */
+	FORM_WORK,		/* notion:<page>, github:<owner>/<repo>#<n> */
+	FORM_CHANNEL		/* a channel name from the config */
+};
+
+static const struct {
+	const char		*name;
+	enum target_form	 form;
+} builtins[] = {
+	{ "read_tasks",			FORM_NONE },
+	{ "read_task",			FORM_NONE },
+	{ "read_comments",		FORM_NONE },
+	{ "create_draft",		FORM_NONE },
+	{ "post_human_authored_comment", FORM_WORK },
+	{ "send_external_message",	FORM_CHANNEL },
+};
+
+/* -e units: DESIGN 1.1 names s, m and h. */
+static const struct {
+	char	 unit;
+	int64_t	 seconds;
+} ttl_units[] = {
+	{ 's', 1 }, { 'm', 60 }, { 'h', 3600 },
+};
+
+/*
+ * Characters shown as \uXXXX, though they are valid UTF-8: each can
+ * hide, reorder or overwrite what the human reads, so that the text
+ * signed is not the text seen.
+ */
+static const struct {
+	uint32_t	 lo, hi;
+	const char	*why;
+} hidden[] = {
+	{ 0x0080, 0x009f, "C1 controls: a terminal obeys some (CSI)" },
+	{ 0x00ad, 0x00ad, "soft hyphen: invisible" },
+	{ 0x034f, 0x034f, "combining grapheme joiner: invisible" },
+	{ 0x061c, 0x061c, "Arabic letter mark: a bidi control" },
+	{ 0x180e, 0x180e, "Mongolian vowel separator: invisible" },
+	{ 0x200b, 0x200f, "zero-width space and joiners, LRM, RLM" },
+	{ 0x2028, 0x2029, "line and paragraph separators: unseen breaks" },
+	{ 0x202a, 0x202e, "bidi embeddings and overrides" },
+	{ 0x2060, 0x206f, "word joiner, invisible operators, bidi "
+	    "isolates, deprecated format controls" },
+	{ 0xfeff, 0xfeff, "zero-width no-break space (BOM)" },
+	{ 0xfff9, 0xfffb, "interlinear annotations: hide text" },
+	{ 0xe0000, 0xe007f, "tag characters: invisible ASCII" },
+};
+
+/* No long options in this release: --pending and the rest are errors. */
+static const struct option longopts[] = {
+	{ NULL,		0,		NULL,	0 }
+};
+
+struct issue {
+	const char	*agent;
+	const char	*tool;
+	const char	**targets;	/* each -t, in order */
+	size_t		 ntargets;
+	const char	*text_arg;	/* -m */
+	const char	*text_file;	/* -F */
+	const char	*ttl_arg;	/* -e */
+	const char	*cfgpath;	/* -f */
+	int		 yes;		/* -y */
+};
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: bouncer-issue-consent -G [-k keyfile]\n"
+	    "       bouncer-issue-consent -a agent -t target [-T tool] "
+	    "(-m text | -F file)\n"
+	    "                             [-e ttl] [-k keyfile] [-f config] "
+	    "[-y]\n");
+	exit(1);
+}
+
+static void
+vwarnmsg(const char *fmt, va_list ap)
+{
+	fputs("bouncer-issue-consent: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static void __attribute__((format(printf, 1, 2)))
+warnmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarnmsg(fmt, ap);
+	va_end(ap);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarnmsg(fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+/* An option given twice is a mistake, never "the last one wins". */
+static void
+once(const char **var, int ch)
+{
+	if (*var != NULL)
+		die("-%c given twice", ch);
+	*var = optarg;
+}
+
+/* ---- keys ----------------------------------------------------------- */
+
+/*
+ * The key file when -k is not given: $XDG_CONFIG_HOME/bouncer/
+ * consent.key, else ~/.config/bouncer/consent.key, the directory where
+ * bouncer-monitor looks for bouncer.yaml first.  NULL if neither
+ * variable holds an absolute path.  The caller owns the string.
+ */
+static char *
+default_keyfile(void)
+{
+	const char *xdg, *home;
+	char *p = NULL;
+
+	if ((xdg = getenv("XDG_CONFIG_HOME")) != NULL && *xdg == '/')
+		xasprintf(&p, "%s/%s", xdg, KEYFILE_NAME);
+	else if ((home = getenv("HOME")) != NULL && *home == '/')
+		xasprintf(&p, "%s/.config/%s", home, KEYFILE_NAME);
+	return p;
+}
+
+/* mkdir -p of path's directory, mode 0700: the default's, not -k's. */
+static void
+make_parents(const char *path)
+{
+	char *p = xstrdup(path), *s;
+
+	for (s = p + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		if (mkdir(p, 0700) == -1 && errno != EEXIST)
+			die("%s: %s", p, strerror(errno));
+		*s = '/';
+	}
+	free(p);
+}
+
+static int
+do_keygen(const char *keyfile, int is_default)
+{
+	char err[BNC_PATH_MAX + 256];
+
+	if (is_default)
+		make_parents(keyfile);
+	if (consent_keygen(keyfile, err, sizeof(err)) != 0)
+		die("%s", err);
+	fprintf(stderr, "bouncer-issue-consent: wrote the secret key %s "
+	    "(mode 0600) and the public key %s.pub (mode 0644)\n"
+	    "Copy %s.pub into the consent.keys directory of each "
+	    "bouncer-monitor\nthat is to accept tokens signed with this key "
+	    "(bouncer.yaml(5)).\n", keyfile, keyfile, keyfile);
+	return 0;
+}
+
+/* ---- what is signed ------------------------------------------------- */
+
+/* 0 if s is UTF-8 without control characters, else -1. */
+static int
+plain(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (!utf8_valid(s, n))
+		return -1;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return -1;
+	return 0;
+}
+
+/* -e: digits, and one unit of ttl_units or none (seconds). */
+static int
+parse_ttl(const char *s, int64_t *out)
+{
+	char *end;
+	long long n;
+	int64_t mult = 1;
+	size_t i;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (errno != 0 || n <= 0)
+		return -1;
+	if (*end != '\0') {
+		for (i = 0; i < sizeof(ttl_units) / sizeof(ttl_units[0]); i++)
+			if (*end == ttl_units[i].unit)
+				break;
+		if (i == sizeof(ttl_units) / sizeof(ttl_units[0]) ||
+		    end[1] != '\0')
+			return -1;
+		mult = ttl_units[i].seconds;
+	}
+	/* past any bound: refused by the caller as too long */
+	*out = n > INT32_MAX ? INT64_MAX : (int64_t)n * mult;
+	return 0;
+}
+
+/* The lifetime -e asks for, within consent.max_ttl and 24 hours. */
+static int64_t
+issue_ttl(const char *arg, const char *cfgpath)
+{
+	struct config cfg;
+	char err[1024], what[64], *defpath = NULL;
+	int64_t ttl = BNC_CONSENT_TTL_ISSUE;
+
+	if (arg != NULL && parse_ttl(arg, &ttl) != 0)
+		die("-e %s: not a lifetime: seconds, or a number with s, m "
+		    "or h (30s, 10m, 1h)", arg);
+	if (arg != NULL)
+		snprintf(what, sizeof(what), "-e %s", arg);
+	else
+		snprintf(what, sizeof(what), "the default lifetime (no -e)");
+	if (ttl > BNC_CONSENT_TTL_MAX)
+		die("%s: longer than 24 hours (%d seconds), the longest a "
+		    "token may live", what, BNC_CONSENT_TTL_MAX);
+	/* the monitor's own limit, its config found as it finds it */
+	config_defaults(&cfg);
+	if (cfgpath == NULL)
+		cfgpath = defpath = config_default_path();
+	if (cfgpath != NULL && config_load(&cfg, cfgpath, err,
+	    sizeof(err)) != 0)
+		die("%s", err);
+	if (ttl > cfg.consent_max_ttl)
+		die("%s: %lld seconds, longer than consent.max_ttl, %d "
+		    "seconds (%s)", what, (long long)ttl, cfg.consent_max_ttl,
+		    cfgpath != NULL ? cfgpath : "the built-in default");
+	config_free(&cfg);
+	free(defpath);
+	return ttl;
+}
+
+/*
+ * The exact bytes of -F FILE ("-": standard input), at most
+ * ISSUE_TEXT_MAX.  Nothing is stripped: the hash binds these bytes.
+ */
+static uint8_t *
+read_text(const char *path, size_t *lenp)
+{
+	uint8_t *p = xmalloc(ISSUE_TEXT_MAX + 1);
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	if (strcmp(path, "-") == 0)
+		fd = STDIN_FILENO;
+	else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		die("%s: %s", path, strerror(errno));
+	while (got <= ISSUE_TEXT_MAX && (n = read(fd, p + got,
+	    ISSUE_TEXT_MAX + 1 - got)) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			die("%s: %s", path, strerror(errno));
+		}
+		got += (size_t)n;
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (got > ISSUE_TEXT_MAX)
+		die("%s: the text is longer than %d bytes", path,
+		    ISSUE_TEXT_MAX);
+	*lenp = got;
+	return p;
+}
+
+/* A text a tool can carry: UTF-8, non-empty, no NUL, within bounds. */
+static void
+check_text(const uint8_t *p, size_t n)
+{
+	uint32_t cp;
+	size_t i, l;
+
+	if (n == 0)
+		die("the text is empty");
+	if (n > ISSUE_TEXT_MAX)
+		die("the text is longer than %d bytes", ISSUE_TEXT_MAX);
+	for (i = 0; i < n; i += l) {
+		if ((l = utf8_decode(p + i, n - i, &cp)) == 0)
+			die("the text is not valid UTF-8 (byte %zu is 0x%02x)",
+			    i, p[i]);
+		/* a JSON string cannot carry it: no call could match */
+		if (cp == 0)
+			die("the text holds a NUL byte (byte %zu)", i);
+	}
+}
+
+/* notion:<page-id> or github:<owner>/<repo>#<number>, as the agent
+ * will pass it: the monitor compares the bytes. */
+static int
+work_target(const char *t)
+{
+	const char *p;
+	size_t n;
+
+	if (strncmp(t, "notion:", 7) == 0) {
+		p = t + 7;
+		n = strspn(p, "0123456789abcdefABCDEF-");
+		return n > 0 && p[n] == '\0' ? 0 : -1;
+	}
+	if (strncmp(t, "github:", 7) != 0)
+		return -1;
+	p = t + 7;
+	if ((n = strspn(p, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")) == 0 || p[n] != '/')
+		return -1;
+	p += n + 1;
+	if ((n = strspn(p, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")) == 0 || p[n] != '#')
+		return -1;
+	p += n + 1;
+	if (*p < '1' || *p > '9' || p[strspn(p, "0123456789")] != '\0')
+		return -1;
+	return 0;
+}
+
+/*
+ * A \u0000 escape outside a string's other escapes: cJSON would cut the
+ * string there, and no call's argument can hold a NUL (value.h).
+ */
+static int
+has_nul_escape(const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s != '\\')
+			continue;
+		if (s[1] == 'u' && strncmp(s + 2, "0000", 4) == 0)
+			return 1;
+		if (s[1] != '\0')
+			s++;
+	}
+	return 0;
+}
+
+/*
+ * it as a value tree, numbers as the worker reads a call's arguments
+ * (integral within 2^53: an integer, else a double), so the canonical
+ * form here is the monitor's for the same call.  NULL with *why.
+ */
+static struct value *
+from_json(const cJSON *it, int depth, const char **why)
+{
+	struct value *v = NULL, *child;
+	const cJSON *c;
+	double d;
+
+	switch (it->type & 0xff) {
+	case cJSON_NULL:
+		return value_null();
+	case cJSON_False:
+	case cJSON_True:
+		return value_bool((it->type & 0xff) == cJSON_True);
+	case cJSON_Number:
+		d = it->valuedouble;
+		if (!isfinite(d)) {
+			*why = "a number out of range";
+			return NULL;
+		}
+		if (d >= -9007199254740992.0 && d <= 9007199254740992.0 &&
+		    (double)(int64_t)d == d)
+			return value_int((int64_t)d);
+		return value_double(d);
+	case cJSON_String:
+		if (!utf8_valid(it->valuestring, strlen(it->valuestring))) {
+			*why = "a string that is not UTF-8";
+			return NULL;
+		}
+		return value_string(it->valuestring);
+	case cJSON_Array:
+	case cJSON_Object:
+		if (depth + 1 > BNC_VALUE_DEPTH_MAX) {
+			*why = "nested too deep";
+			return NULL;
+		}
+		v = (it->type & 0xff) == cJSON_Array ? value_array() :
+		    value_object();
+		for (c = it->child; c != NULL; c = c->next) {
+			if ((child = from_json(c, depth + 1, why)) == NULL)
+				goto fail;
+			if ((it->type & 0xff) == cJSON_Array)
+				value_array_append(v, child);
+			else if (!utf8_valid(c->string, strlen(c->string))) {
+				value_free(child);
+				*why = "a key that is not UTF-8";
+				goto fail;
+			} else if (value_object_set(v, c->string,
+			    child) != 0) {
+				*why = "a duplicate key";
+				goto fail;
+			}
+		}
+		return v;
+	}
+	*why = "not a JSON value";
+ fail:
+	value_free(v);
+	return NULL;
+}
+
+/*
+ * An upstream tool's target: the canonical JSON of {PARAM: VALUE, ...}
+ * from each -t PARAM=VALUE, VALUE read as JSON when it parses as JSON,
+ * else as a string (DESIGN 7).  The caller owns the string.
+ */
+static char *
+upstream_target(const char **targets, size_t n)
+{
+	struct value *obj = value_object(), *v;
+	struct buf *b = buf_new();
+	const char *eq, *why = NULL;
+	char *param, *t;
+	cJSON *j;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((eq = strchr(targets[i], '=')) == NULL ||
+		    eq == targets[i])
+			die("-t %s: an upstream tool's target is given as "
+			    "-t PARAM=VALUE", targets[i]);
+		param = xstrndup(targets[i], (size_t)(eq - targets[i]));
+		if (plain(param) != 0 || plain(eq + 1) != 0)
+			die("-t %s: not UTF-8, or holds a control character",
+			    targets[i]);
+		if (has_nul_escape(eq + 1))
+			die("-t %s: a \\u0000 in a string", targets[i]);
+		j = cJSON_ParseWithOpts(eq + 1, NULL, 1);
+		if (j == NULL)
+			v = value_string(eq + 1);
+		else if ((v = from_json(j, 0, &why)) == NULL)
+			die("-t %s: %s", targets[i], why);
+		cJSON_Delete(j);
+		if (value_object_set(obj, param, v) != 0)
+			die("-t %s: %s given twice", targets[i], param);
+		free(param);
+	}
+	if (value_render_canonical(b, obj) != 0 ||
+	    buf_len(b) > BNC_CONSENT_TARGET_MAX)
+		die("the target is longer than %d bytes as canonical JSON",
+		    BNC_CONSENT_TARGET_MAX);
+	t = xstrndup((const char *)buf_ptr(b), buf_len(b));
+	buf_free(b);
+	value_free(obj);
+	return t;
+}
+
+/* The target the token binds, as the monitor will compare it. */
+static char *
+issue_target(const struct issue *is)
+{
+	const char *t;
+	size_t i;
+
+	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (strcmp(is->tool, builtins[i].name) == 0)
+			break;
+	if (i == sizeof(builtins) / sizeof(builtins[0]))
+		return upstream_target(is->targets, is->ntargets);
+	if (builtins[i].form == FORM_NONE)
+		die("-T %s: this tool takes no consent token", is->tool);
+	if (is->ntargets != 1)
+		die("-T %s takes one -t", is->tool);
+	t = is->targets[0];
+	if (strlen(t) > BNC_CONSENT_TARGET_MAX)
+		die("-t: longer than %d bytes", BNC_CONSENT_TARGET_MAX);
+	if (*t == '\0' || plain(t) != 0)
+		die("-t: empty, not UTF-8, or holds a control character");
+	if (builtins[i].form == FORM_WORK && work_target(t) != 0)
+		die("-t %s: not notion:<page-id> or "
+		    "github:<owner>/<repo>#<number>", t);
+	return xstrdup(t);
+}
+
+/* ---- the display ---------------------------------------------------- */
+
+static int
+is_hidden(uint32_t cp)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++)
+		if (cp >= hidden[i].lo && cp <= hidden[i].hi)
+			return 1;
+	return 0;
+}
+
+/*
+ * p[0..n) so that every byte of it can be seen: printable characters as
+ * themselves; a backslash as \\, so that every other backslash starts an
+ * escape; \n, \t and \r; other control bytes and bytes that are not
+ * UTF-8 as \xNN; the characters of hidden[] as \uXXXX or \UXXXXXXXX.
+ * With lines, a newline also breaks the line shown, after SHOW_INDENT.
+ */
+static void
+show(FILE *f, const uint8_t *p, size_t n, int lines)
+{
+	uint32_t cp;
+	size_t i, l;
+
+	for (i = 0; i < n; i += l) {
+		l = 1;
+		if (p[i] == '\\')
+			fputs("\\\\", f);
+		else if (p[i] == '\n') {
+			fputs("\\n", f);
+			if (lines && i + 1 < n)
+				fputs("\n" SHOW_INDENT, f);
+		} else if (p[i] == '\t')
+			fputs("\\t", f);
+		else if (p[i] == '\r')
+			fputs("\\r", f);
+		else if (p[i] < 0x20 || p[i] == 0x7f)
+			fprintf(f, "\\x%02x", p[i]);
+		else if (p[i] < 0x80)
+			fputc(p[i], f);
+		else if ((l = utf8_decode(p + i, n - i, &cp)) == 0) {
+			fprintf(f, "\\x%02x", p[i]);
+			l = 1;
+		} else if (is_hidden(cp))
+			fprintf(f, cp > 0xffff ? "\\U%08X" : "\\u%04X",
+			    (unsigned)cp);
+		else
+			fwrite(p + i, 1, l, f);
+	}
+}
+
+static void
+show_field(FILE *f, const char *name, const char *s)
+{
+	fprintf(f, "  %-8s ", name);
+	show(f, (const uint8_t *)s, strlen(s), 0);
+	fputc('\n', f);
+}
+
+static void
+display(FILE *f, const struct consent *c, const char *keyfile,
+    const uint8_t *text, size_t len)
+{
+	char when[64], hex[65];
+	struct tm tm;
+	time_t t = (time_t)c->expires;
+	size_t i;
+
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(when, sizeof(when), "%lld", (long long)c->expires);
+	fputs("Consent to be signed:\n", f);
+	show_field(f, "agent", c->agent);
+	show_field(f, "tool", c->tool);
+	show_field(f, "target", c->target);
+	fprintf(f, "  %-8s %s (in %lld seconds)\n", "expires", when,
+	    (long long)(c->expires - c->issued));
+	fprintf(f, "  %-8s ", "key");
+	show(f, (const uint8_t *)keyfile, strlen(keyfile), 0);
+	fputs(" (id ", f);
+	for (i = 0; i < CONSENT_KEY_ID_LEN; i++)
+		fprintf(f, "%02x", c->key_id[i]);
+	fputs(")\n", f);
+	fprintf(f, "  %-8s %zu bytes, exactly (\\ starts an escape):\n",
+	    "text", len);
+	fputs(SHOW_INDENT, f);
+	show(f, text, len, 1);
+	fputc('\n', f);
+	sodium_bin2hex(hex, sizeof(hex), c->text_sha256, 32);
+	fprintf(f, "  %-8s %s\n", "sha256", hex);
+	fflush(f);
+}
+
+/*
+ * Shows the consent on the terminal and asks: 1 for y or yes, 0 for
+ * anything else, -1 (said why) without a terminal to ask on.
+ */
+static int
+ask(const struct consent *c, const char *keyfile, const uint8_t *text,
+    size_t len)
+{
+	char answer[ANSWER_MAX + 2];
+	size_t n;
+	FILE *tty;
+	int fd, yes = 0;
+
+	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1) {
+		warnmsg("no terminal to ask on (/dev/tty: %s): run it on a "
+		    "terminal, or pass -y to sign without asking",
+		    strerror(errno));
+		return -1;
+	}
+	if ((tty = fdopen(fd, "r+")) == NULL) {
+		warnmsg("/dev/tty: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	display(tty, c, keyfile, text, len);
+	/* an answer typed before the question was shown is no answer */
+	(void)tcflush(fd, TCIFLUSH);
+	fputs("Sign? [y/N] ", tty);
+	fflush(tty);
+	if (fgets(answer, sizeof(answer), tty) != NULL) {
+		n = strcspn(answer, "\r\n");
+		if (answer[n] != '\0') {
+			answer[n] = '\0';
+			yes = strcasecmp(answer, "y") == 0 ||
+			    strcasecmp(answer, "yes") == 0;
+		}
+	}
+	fclose(tty);
+	return yes;
+}
+
+/* ---- signing -------------------------------------------------------- */
+
+static int
+do_sign(const struct issue *is, const char *keyfile)
+{
+	struct consent c;
+	char err[BNC_PATH_MAX + 256], *target = NULL, *token = NULL;
+	uint8_t *text = NULL, *sk = NULL;
+	size_t len;
+	int64_t ttl;
+	int rc = 1;
+
+	if (strlen(is->agent) > BNC_CONSENT_AGENT_MAX)
+		die("-a: longer than %d bytes", BNC_CONSENT_AGENT_MAX);
+	if (*is->agent == '\0' || plain(is->agent) != 0)
+		die("-a: empty, not UTF-8, or holds a control character");
+	if (strlen(is->tool) > BNC_TOOL_NAME_MAX)
+		die("-T: longer than %d bytes", BNC_TOOL_NAME_MAX);
+	if (*is->tool == '\0' || plain(is->tool) != 0)
+		die("-T: empty, not UTF-8, or holds a control character");
+	target = issue_target(is);
+	if (is->text_file != NULL)
+		text = read_text(is->text_file, &len);
+	else {
+		len = strlen(is->text_arg);
+		text = xmalloc(len + 1);
+		memcpy(text, is->text_arg, len);
+	}
+	check_text(text, len);
+	ttl = issue_ttl(is->ttl_arg, is->cfgpath);
+
+	if (access(keyfile, F_OK) == -1 && errno == ENOENT)
+		die("%s: no such key; bouncer-issue-consent -G [-k keyfile] "
+		    "makes one", keyfile);
+	if ((sk = sodium_malloc(crypto_sign_SECRETKEYBYTES)) == NULL)
+		die("sodium_malloc: %s", strerror(errno));
+	if (consent_secret_load(keyfile, sk, err, sizeof(err)) != 0) {
+		warnmsg("%s", err);
+		goto out;
+	}
+	memset(&c, 0, sizeof(c));
+	snprintf(c.agent, sizeof(c.agent), "%s", is->agent);
+	snprintf(c.tool, sizeof(c.tool), "%s", is->tool);
+	snprintf(c.target, sizeof(c.target), "%s", target);
+	crypto_hash_sha256(c.text_sha256, text, len);
+	randombytes_buf(c.nonce, sizeof(c.nonce));
+	c.issued = (int64_t)time(NULL);
+	c.expires = c.issued + ttl;
+	/* shown with the key id the signature will carry */
+	consent_key_id(sk + crypto_sign_SECRETKEYBYTES -
+	    crypto_sign_PUBLICKEYBYTES, c.key_id);
+
+	if (is->yes)
+		display(stderr, &c, keyfile, text, len);
+	else if (ask(&c, keyfile, text, len) != 1) {
+		warnmsg("not signed");
+		goto out;
+	}
+	if (consent_sign(&c, sk, &token) != 0) {
+		warnmsg("a field is over its bound; nothing signed");
+		goto out;
+	}
+	printf("%s\n", token);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		warnmsg("standard output: %s", strerror(errno));
+		goto out;
+	}
+	rc = 0;
+ out:
+	if (sk != NULL)
+		sodium_free(sk);
+	free(token);
+	free(text);
+	free(target);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct issue is;
+	const char *keyarg = NULL;
+	char *keyfile = NULL;
+	int ch, gen = 0, rc;
+
+	memset(&is, 0, sizeof(is));
+	/* it holds a secret key: no core file, no ptrace by our uid */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
+		die("prctl(PR_SET_DUMPABLE): %s", strerror(errno));
+	if (sodium_init() < 0)
+		die("libsodium failed to initialise");
+	while ((ch = getopt_long(argc, argv, "Ga:t:T:m:F:e:k:f:y", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'G':
+			gen = 1;
+			break;
+		case 'a':
+			once(&is.agent, ch);
+			break;
+		case 't':
+			is.targets = xreallocarray(is.targets,
+			    is.ntargets + 1, sizeof(*is.targets));
+			is.targets[is.ntargets++] = optarg;
+			break;
+		case 'T':
+			once(&is.tool, ch);
+			break;
+		case 'm':
+			once(&is.text_arg, ch);
+			break;
+		case 'F':
+			once(&is.text_file, ch);
+			break;
+		case 'e':
+			once(&is.ttl_arg, ch);
+			break;
+		case 'k':
+			once(&keyarg, ch);
+			break;
+		case 'f':
+			once(&is.cfgpath, ch);
+			break;
+		case 'y':
+			is.yes = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (gen && (is.agent != NULL || is.ntargets != 0 || is.tool != NULL ||
+	    is.text_arg != NULL || is.text_file != NULL ||
+	    is.ttl_arg != NULL || is.cfgpath != NULL || is.yes))
+		usage();
+	if (!gen && (is.agent == NULL || is.ntargets == 0 ||
+	    (is.text_arg == NULL) == (is.text_file == NULL)))
+		usage();
+	if (is.tool == NULL)
+		is.tool = DEFAULT_TOOL;
+
+	if (keyarg != NULL)
+		keyfile = xstrdup(keyarg);
+	else if ((keyfile = default_keyfile()) == NULL)
+		die("no -k, and neither XDG_CONFIG_HOME nor HOME is an "
+		    "absolute path");
+	if (gen)
+		rc = do_keygen(keyfile, keyarg == NULL);
+	else
+		rc = do_sign(&is, keyfile);
+	free(keyfile);
+	free(is.targets);
+	return rc;
+}
