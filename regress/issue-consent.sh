@@ -9,8 +9,9 @@
 # canonical JSON object, whatever the order given; -e is held to
 # consent.max_ttl and to 24 hours; stdout holds the token alone; the
 # display makes a bidi override visible and prints the text's SHA-256;
-# without -y and without a terminal nothing is signed; a secret key that
-# others can read, and a text that is not UTF-8, are refused.
+# without -y and without a terminal nothing is signed, and on one (with
+# script(1)) only the terminal's "y" signs, whatever stdin holds; a secret
+# key that others can read, and a text that is not UTF-8, are refused.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -181,6 +182,45 @@ grep -qF ci-bot "$ERR" && grep -qF "$TARGET" "$ERR" && grep -q UTC "$ERR" ||
 
 # --- no terminal and no -y: nothing signed ---------------------------
 refused "no terminal" -a ci-bot -t "$TARGET" -m x -k "$KEY" -f "$CFG"
+
+# --- on a terminal (script(1), when installed): the answer is the
+# terminal's, never stdin's, which here carries the text "y\n" ---------
+# on_tty ANSWER: sign the text "y\n" from stdin, answering ANSWER on a
+# pseudo-terminal (repeated: input typed before the question is
+# discarded); status in RC, stdout in $OUT, the terminal in $TESTDIR/tty.
+on_tty() {
+	local i
+
+	: >"$OUT"
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 0.5
+		printf '%s\n' "$1" 2>/dev/null || break
+	done | timeout 20 script -qec "printf 'y\\n' | '$ISSUE' -a ci-bot \
+	    -t '$TARGET' -F - -k '$KEY' -f '$CFG' >'$OUT'; \
+	    echo rc=\$? >'$TESTDIR/rc'" /dev/null >"$TESTDIR/tty" 2>&1
+	RC=$(sed -n 's/^rc=//p' "$TESTDIR/rc" 2>/dev/null)
+	rm -f "$TESTDIR/rc"
+}
+if command -v script >/dev/null 2>&1; then
+	printf 'y\n' >"$TESTDIR/y"
+	on_tty n
+	[ "$RC" = 1 ] || fail "answered n on the terminal: exit $RC
+$(cat "$TESTDIR/tty")"
+	[ ! -s "$OUT" ] || fail "answered n, yet stdout: $(cat "$OUT")"
+	grep -qF 'Sign? [y/N]' "$TESTDIR/tty" ||
+	    fail "no question on the terminal: $(cat "$TESTDIR/tty")"
+	on_tty y
+	[ "$RC" = 0 ] || fail "answered y on the terminal: exit $RC
+$(cat "$TESTDIR/tty")"
+	[ "$(wc -l <"$OUT")" = 1 ] ||
+	    fail "stdout is not one line: $(cat "$OUT")"
+	TOKEN=$(cat "$OUT")
+	verdict ok ci-bot "$TOOL" "$TARGET" "$TESTDIR/y"
+	grep -qF "$(sha256sum "$TESTDIR/y" | cut -d' ' -f1)" "$TESTDIR/tty" ||
+	    fail "no SHA-256 on the terminal: $(cat "$TESTDIR/tty")"
+else
+	log "script(1) not installed: the terminal's answer is not tested"
+fi
 
 # --- keys and texts it will not use ----------------------------------
 chmod 644 "$KEY"
