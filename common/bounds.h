@@ -59,6 +59,8 @@
 						 * of an upstream tool's target
 						 * parameters, or notion:/github:) */
 #define BNC_CONSENT_TOKEN_MAX	4096		/* bytes of a token as pasted */
+#define BNC_CONSENT_TEXT_MAX	65536		/* bytes of a consented text (GitHub's
+						 * comment limit) */
 #define BNC_CONSENT_TTL_MAX	(24 * 3600)	/* longest lifetime, whatever the
 						 * configuration says */
 #define BNC_CONSENT_TTL_DEFAULT	3600		/* consent.max_ttl default */

@@ -50,7 +50,6 @@
  * characters, is 65536; Notion's and Slack's are lower.  A text no
  * work system would take is refused before a human reads it.
  */
-#define ISSUE_TEXT_MAX		65536
 #define DEFAULT_TOOL		"post_human_authored_comment"
 /* under $XDG_CONFIG_HOME or ~/.config, beside bouncer.yaml */
 #define KEYFILE_NAME		"bouncer/consent.key"
@@ -309,12 +308,12 @@ issue_ttl(const char *arg, const char *cfgpath)
 
 /*
  * The exact bytes of -F FILE ("-": standard input), at most
- * ISSUE_TEXT_MAX.  Nothing is stripped: the hash binds these bytes.
+ * BNC_CONSENT_TEXT_MAX.  Nothing is stripped: the hash binds these bytes.
  */
 static uint8_t *
 read_text(const char *path, size_t *lenp)
 {
-	uint8_t *p = xmalloc(ISSUE_TEXT_MAX + 1);
+	uint8_t *p = xmalloc(BNC_CONSENT_TEXT_MAX + 1);
 	size_t got = 0;
 	ssize_t n;
 	int fd;
@@ -323,8 +322,8 @@ read_text(const char *path, size_t *lenp)
 		fd = STDIN_FILENO;
 	else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		die("%s: %s", path, strerror(errno));
-	while (got <= ISSUE_TEXT_MAX && (n = read(fd, p + got,
-	    ISSUE_TEXT_MAX + 1 - got)) != 0) {
+	while (got <= BNC_CONSENT_TEXT_MAX && (n = read(fd, p + got,
+	    BNC_CONSENT_TEXT_MAX + 1 - got)) != 0) {
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
@@ -334,9 +333,9 @@ read_text(const char *path, size_t *lenp)
 	}
 	if (fd != STDIN_FILENO)
 		close(fd);
-	if (got > ISSUE_TEXT_MAX)
+	if (got > BNC_CONSENT_TEXT_MAX)
 		die("%s: the text is longer than %d bytes", path,
-		    ISSUE_TEXT_MAX);
+		    BNC_CONSENT_TEXT_MAX);
 	*lenp = got;
 	return p;
 }
@@ -350,8 +349,8 @@ check_text(const uint8_t *p, size_t n)
 
 	if (n == 0)
 		die("the text is empty");
-	if (n > ISSUE_TEXT_MAX)
-		die("the text is longer than %d bytes", ISSUE_TEXT_MAX);
+	if (n > BNC_CONSENT_TEXT_MAX)
+		die("the text is longer than %d bytes", BNC_CONSENT_TEXT_MAX);
 	for (i = 0; i < n; i += l) {
 		if ((l = utf8_decode(p + i, n - i, &cp)) == 0)
 			die("the text is not valid UTF-8 (byte %zu is 0x%02x)",

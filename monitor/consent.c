@@ -316,9 +316,10 @@ consent_check(const char *token, size_t len, const struct consent_keys *ks,
 		*why = CONSENT_WRONG_TARGET;
 	else if (sodium_memcmp(out->text_sha256, want->text_sha256, 32) != 0)
 		*why = CONSENT_TAMPERED;
+	/* now +- skew, never expires + skew: a signed field may be huge */
 	else if (out->issued > want->now + want->skew)
 		*why = CONSENT_NOT_YET;
-	else if (out->expires + want->skew < want->now)
+	else if (out->expires < want->now - want->skew)
 		*why = CONSENT_EXPIRED;
 	else if (out->expires < out->issued ||
 	    out->expires - out->issued > want->max_ttl)
@@ -330,9 +331,13 @@ consent_check(const char *token, size_t len, const struct consent_keys *ks,
 
 /* ---- key files ------------------------------------------------------ */
 
-/* The whole of a small file, NUL-terminated: 0, or -1 with errno. */
+/*
+ * The whole of a small file, NUL-terminated, and (st not NULL) what
+ * fstat says of the file read, not of a name that may change: 0, or -1
+ * with errno.  A symbolic link is refused.
+ */
 static int
-read_small(const char *path, char *buf, size_t size)
+read_small(const char *path, char *buf, size_t size, struct stat *st)
 {
 	ssize_t n;
 	size_t got = 0;
@@ -340,6 +345,10 @@ read_small(const char *path, char *buf, size_t size)
 
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 		return -1;
+	if (st != NULL && fstat(fd, st) == -1) {
+		close(fd);
+		return -1;
+	}
 	while ((n = read(fd, buf + got, size - 1 - got)) > 0)
 		if ((got += (size_t)n) == size - 1)
 			break;
@@ -411,7 +420,7 @@ consent_keys_load(const char *dir, struct consent_keys **out, char *err,
 			break;
 		}
 		ks->v = xreallocarray(ks->v, ks->n + 1, sizeof(*ks->v));
-		if (read_small(path, buf, sizeof(buf)) != 0) {
+		if (read_small(path, buf, sizeof(buf), NULL) != 0) {
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			r = -BNC_ERR_CONFIG;
 			break;
@@ -530,8 +539,11 @@ consent_secret_load(const char *path, uint8_t sk[64], char *err,
 	struct stat st;
 	int r = 0;
 
-	if (stat(path, &st) == -1 || read_small(path, buf, sizeof(buf)) != 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (read_small(path, buf, sizeof(buf), &st) != 0) {
+		/* O_NOFOLLOW: ELOOP is the name being a link */
+		snprintf(err, errlen, "%s: %s", path, errno == ELOOP ?
+		    "a symbolic link (a key file must be a plain file)" :
+		    strerror(errno));
 		return -BNC_ERR_SYS;
 	}
 	if ((st.st_mode & 077) != 0) {

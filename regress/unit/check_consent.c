@@ -152,6 +152,9 @@ START_TEST(test_times)
 	    NOW - 10, 7200), CONSENT_TOO_LONG);
 	expect(token("ci-bot", "post", "notion:abc", "Shipped in 1.4",
 	    NOW, -5), CONSENT_TOO_LONG);
+	/* a signed time near the end of int64: no overflow, refused */
+	expect(token("ci-bot", "post", "notion:abc", "Shipped in 1.4",
+	    NOW, INT64_MAX - NOW), CONSENT_TOO_LONG);
 }
 END_TEST
 
@@ -241,6 +244,12 @@ START_TEST(test_keyfiles)
 	unlink(path);
 	ck_assert_int_ne(consent_keygen(path, err, sizeof(err)), 0);
 	ck_assert_int_ne(access(path, F_OK), 0);
+	/* a secret key behind a symbolic link is refused, and says so */
+	snprintf(path, sizeof(path), "%s/link", keydir);
+	ck_assert_int_eq(symlink(keypath, path), 0);
+	ck_assert_int_ne(consent_secret_load(path, k, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "symbolic link"));
+	unlink(path);
 	/* a key file others can read is refused */
 	snprintf(path, sizeof(path), "%s/third", keydir);
 	ck_assert_int_eq(consent_keygen(path, err, sizeof(err)), 0);
