@@ -151,6 +151,15 @@
 #define BNC_MCPCONFIG_SERVERS_MAX 4096		/* -s options of bouncer-init */
 #define BNC_BACKUPS_MAX		100		/* numbered backups of one file */
 
+/* the agent registry (DESIGN 6; monitor/registry.c, bouncer-agents(5)):
+ * agents.yaml is the administrator's, read before any untrusted input,
+ * but a fleet of agents is still a few hundred lines, not megabytes */
+#define BNC_REGISTRY_MAX	(1024 * 1024)	/* bytes of agents.yaml */
+#define BNC_AGENTS_MAX		1024		/* agents in one registry */
+#define BNC_AGENT_ID_MAX	64		/* bytes of an agent id */
+#define BNC_AGENT_OWNER_MAX	256		/* bytes of an agent's owner */
+#define BNC_GRANT_TOOLS_MAX	256		/* tools (budgets) of one grant */
+
 /* policy files, packs and heuristics (monitor/policy.c, heuristics.c) */
 #define BNC_POLICY_FILE_MAX	(1024 * 1024)	/* bytes of one policy or pack file */
 #define BNC_POLICY_FILES_MAX	256		/* *.yaml files read from one pack directory */
