@@ -2766,3 +2766,58 @@ policy_lint(struct policy *p, void (*warn)(const char *, void *), void *arg)
 	}
 	return l.n;
 }
+
+/* ---- by name alone, for the agent registry (registry.c) ----------- */
+
+/*
+ * The entry that would decide for upstream's tool before a session
+ * exists: choose()'s order without its schema and scope tests.
+ */
+static const struct pentry *
+entry_by_name(const struct policy *p, const char *upstream, const char *tool)
+{
+	const struct pentry *e = NULL;
+	const char *keys[2];
+	char *q = NULL;
+	size_t i, l, nk = 0;
+
+	if (upstream != NULL) {
+		xasprintf(&q, "%s:%s", upstream, tool);
+		keys[nk++] = q;
+	}
+	keys[nk++] = tool;
+	for (l = LAYER_USER; l <= LAYER_PACK && e == NULL; l++)
+		for (i = 0; i < nk && e == NULL; i++)
+			e = ht_get(&p->tab[l], keys[i]);
+	free(q);
+	return e;
+}
+
+static int
+entry_read_only(const struct pentry *e)
+{
+	return e != NULL && e->tp.read_only && !e->tp.forbidden;
+}
+
+int
+policy_marks_read_only(const struct policy *p, const char *name)
+{
+	const char *sep;
+	char *up;
+	int hit;
+
+	if (p == NULL || name == NULL)
+		return 0;
+	hit = entry_read_only(entry_by_name(p, NULL, name));
+	/* upstream names may hold "__" themselves: try every split */
+	for (sep = strstr(name, "__"); sep != NULL && !hit;
+	    sep = strstr(sep + 1, "__")) {
+		if (sep[2] == '\0' ||
+		    !upstream_name_ok(name, (size_t)(sep - name)))
+			continue;
+		up = xstrndup(name, (size_t)(sep - name));
+		hit = entry_read_only(entry_by_name(p, up, sep + 2));
+		free(up);
+	}
+	return hit;
+}

@@ -228,6 +228,20 @@ int	policy_forbidden(const struct policy *, const char *upstream,
 /* Adds a name (maybe "upstream:tool") to the forbidden set. */
 void	policy_add_forbidden(struct policy *, const char *name);
 
+/*
+ * For the agent registry (registry.c): does the policy mark the tool a
+ * client sees as name read_only: true, judged by name alone?  name is
+ * read as an unqualified tool, and at each "__" whose left side is an
+ * upstream name as that upstream's tool (the namespaced form
+ * "upstream__tool").  For each reading, the entry that would decide by
+ * name is the user's ("upstream:tool" before "tool"), else the latest
+ * pack file's (the same order); 1 if one such entry says read_only:
+ * true and is not forbidden.  What only a session knows (whether a pack
+ * names the server, the schema, two upstreams listing the name) is not
+ * judged: policy_for may still withhold the mark.  0 for a NULL policy.
+ */
+int	policy_marks_read_only(const struct policy *, const char *name);
+
 /* Entries loaded from files, in load order (for -t and tests). */
 size_t	policy_nentries(const struct policy *);
 const struct tool_policy *policy_entry(const struct policy *, size_t);
