@@ -11,7 +11,8 @@ srcdir=${top_srcdir:-.}
 builddir=${top_builddir:-.}
 rc=0
 
-for name in jsonrpc value msg frame policy config taint uritemplate canon; do
+for name in jsonrpc value msg frame policy config taint uritemplate canon \
+    registry; do
 	prog="$builddir/regress/fuzz/replay_$name"
 	dir="$srcdir/regress/fuzz/corpus/$name"
 	if [ ! -x "$prog" ]; then
