@@ -556,6 +556,15 @@ client_message(struct session *s, struct rpc *mp)
 		msg_rpc_free(&m);
 		return;
 	}
+	/* an agent the registry does not know gets nothing, not even a
+	 * session: one error, the same for every request (DESIGN 6) */
+	if (s->identity_error != NULL) {
+		if (m.kind == RPC_REQUEST)
+			client_send_error(s, &m.id, CLIENT_ERR_IDENTITY,
+			    s->identity_error);
+		msg_rpc_free(&m);
+		return;
+	}
 	h = find_method(m.method);
 	/*
 	 * A client that pipelines requests behind initialize has them kept,

@@ -15,6 +15,10 @@ struct rpc_out;
 struct session;
 struct value;
 
+/* The JSON-RPC error of every request of an agent the registry does
+ * not know (a server error, in JSON-RPC's -32000..-32099). */
+#define CLIENT_ERR_IDENTITY	(-32001)
+
 /* 1 if bouncer speaks MCP version v */
 int	 client_version_supported(const char *v);
 void	 client_send(struct session *, const struct rpc_out *);

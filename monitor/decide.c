@@ -30,6 +30,7 @@
 #include "monitor.h"
 #include "pathcheck.h"
 #include "policy.h"
+#include "registry.h"
 #include "schema.h"
 #include "taint.h"
 #include "utf8.h"
@@ -1346,6 +1347,7 @@ decide_tool(struct decide_ctx *dc, const char *name,
 	const char *why;
 	struct budget *bg;
 	struct buf *b;
+	long long max, amax;
 	size_t i;
 
 	memset(d, 0, sizeof(*d));
@@ -1354,6 +1356,13 @@ decide_tool(struct decide_ctx *dc, const char *name,
 	if (e == NULL) {
 		set(d, VERDICT_DENY, "pinning",
 		    "unknown tool (not pinned at startup)");
+		return;
+	}
+	/* a registered agent calls only what its grant names (DESIGN 6) */
+	if (dc->agent != NULL && !registry_grants(dc->agent, name)) {
+		set(d, VERDICT_DENY, "grant", "tool '%.128s' is not in the "
+		    "grant of agent %s (tier %s)", name, dc->agent->id,
+		    registry_tier_name(dc->agent->tier));
 		return;
 	}
 	if (e->withheld != NULL) {
@@ -1379,22 +1388,35 @@ decide_tool(struct decide_ctx *dc, const char *name,
 	schema = value_get(e->pin->def, "inputSchema");
 	pol = *polp = policy_for(dc->policy, e->up->name, e->pin->name,
 	    schema);
+	/* the registry checked a T0 grant by name; the entry that decides
+	 * for this upstream's tool must mark it read-only too */
+	if (dc->agent != NULL && dc->agent->tier == REGISTRY_T0 &&
+	    !pol->read_only) {
+		set(d, VERDICT_DENY, "grant", "tool '%.128s' of upstream "
+		    "%.64s is not read-only by the policy, and agent %s is "
+		    "tier T0", name, e->up->name, dc->agent->id);
+		return;
+	}
 	for (i = 0; i < pol->nsink; i++)
 		sink_note(d, pol->sink_params[i]);
 
-	/* 3. budget: attempts count, re-evaluations do not */
-	if (pol->max_calls >= 0 && (flags & DECIDE_COUNT_BUDGET)) {
+	/* 3. budget: attempts count, re-evaluations do not; the policy's
+	 * and the agent's registry entry's, whichever is smaller */
+	max = pol->max_calls;
+	if (dc->agent != NULL && (amax = registry_budget(dc->agent,
+	    name)) >= 0 && (max < 0 || amax < max))
+		max = amax;
+	if (max >= 0 && (flags & DECIDE_COUNT_BUDGET)) {
 		if ((bg = budget_slot(dc, name)) == NULL) {
 			set(d, VERDICT_DENY, "budget", "too many budgets");
 			return;
 		}
-		if (++bg->count > pol->max_calls) {
+		if (++bg->count > max) {
 			b = buf_new();
 			repr(b, name, strlen(name));
 			buf_put_u8(b, '\0');
 			set(d, VERDICT_DENY, "budget", "call budget %lld for %s "
-			    "exceeded", pol->max_calls,
-			    (const char *)buf_ptr(b));
+			    "exceeded", max, (const char *)buf_ptr(b));
 			buf_free(b);
 			return;
 		}

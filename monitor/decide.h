@@ -18,6 +18,7 @@ struct approvals;
 struct budget;
 struct policy;
 struct taint;
+struct registry_agent;
 struct tool_entry;
 struct upstream;
 struct value;
@@ -52,6 +53,9 @@ struct decide_ctx {
 	const struct approvals	*approvals;	/* what humans approved */
 	struct budgets		*budgets;	/* calls counted, per name */
 	const char		*cwd;		/* base of relative paths */
+	const struct registry_agent *agent;	/* the caller's grant and
+						 * budgets; NULL: no registry,
+						 * the implicit agent */
 	const char		*sid;		/* session id, for log lines */
 	int			 taint_dropped;	/* logged once: the index
 						 * dropped output */

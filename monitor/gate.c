@@ -154,6 +154,18 @@ gate_audit_event(struct session *s, const char *event, const char *reason)
 		    0);
 }
 
+/*
+ * The session's agent is unknown (a registry, and no token of it): the
+ * one row that says every request of the session is refused, and why.
+ */
+void
+gate_audit_identity(struct session *s)
+{
+	if (s->audit != NULL)
+		record(s, "*", NULL, NULL, "deny", "identity",
+		    s->identity_error, NULL, 0);
+}
+
 /* Records the decision; an unrecordable decision becomes a deny. */
 static void
 record_decision(struct session *s, const char *tool, const char *upstream,

@@ -24,6 +24,8 @@ void	 gate_forward(struct session *, const struct tool_entry *,
 	    const struct rpc_id *, const struct value *params);
 void	 gate_audit_event(struct session *, const char *event,
 	    const char *reason);
+/* The one row of a session whose agent the registry does not know. */
+void	 gate_audit_identity(struct session *);
 void	 gate_not_sent(struct session *, const struct rpc_id *cid,
 	    const char *what);
 void	 gate_cancel_all(struct session *);

@@ -42,6 +42,7 @@
 #include "monitor.h"
 #include "msg.h"
 #include "policy.h"
+#include "registry.h"
 #include "session.h"
 #include "spawn.h"
 #include "taint.h"
@@ -182,6 +183,89 @@ load_policy(const struct config *cfg, const char *upath, int lint)
 	exit(1);
 }
 
+/* One line per problem of the registry: FILE:LINE: agent ID: KEY: ... */
+static void
+registry_problem(void *arg, const char *file, unsigned long line,
+    const char *agent, const char *msg)
+{
+	int *n = arg;
+
+	(*n)++;
+	if (line == 0)
+		fprintf(stderr, "bouncer-monitor: %s: %s\n", file, msg);
+	else if (agent != NULL)
+		fprintf(stderr, "bouncer-monitor: %s:%lu: agent %s: %s\n",
+		    file, line, agent, msg);
+	else
+		fprintf(stderr, "bouncer-monitor: %s:%lu: %s\n", file, line,
+		    msg);
+}
+
+/*
+ * The registry (registry: in the config), checked whole: with -t every
+ * problem is printed and the exit status says if there was one; without
+ * it, a registry with a problem starts no session.
+ */
+static struct registry *
+load_registry(const struct config *cfg, struct policy *pol)
+{
+	struct registry *reg = NULL;
+	int n = 0, r;
+
+	if (cfg->registry == NULL)
+		return NULL;
+	r = registry_load(cfg->registry, pol, cfg->forbidden,
+	    cfg->nforbidden, registry_problem, &n, &reg);
+	if (r != 0) {
+		fprintf(stderr, "bouncer-monitor: %s: %d problem%s; it is "
+		    "not used\n", cfg->registry, n > 0 ? n : 1, n == 1 ? "" :
+		    "s");
+		exit(1);
+	}
+	return reg;
+}
+
+/*
+ * Who the client is (DESIGN 6): the agent whose bearer token the MCP
+ * client put in this server's environment.  The token leaves the
+ * environment before any child starts (an upstream must never learn
+ * it) and is wiped; only its hash was compared.  No registry: the one
+ * implicit agent.  A registry and no known token: the session runs, and
+ * refuses every request with the reason (client.c), audited once.
+ */
+static void
+identify(struct session *s)
+{
+	const struct registry_agent *a = NULL;
+	char *tok = getenv("BOUNCER_AGENT_TOKEN");
+	size_t len = tok != NULL ? strlen(tok) : 0;
+
+	s->agent = "-";
+	if (s->registry != NULL && len == 0) {
+		s->agent = "unknown";
+		s->identity_error = "no agent token: a registry is "
+		    "configured, and the MCP client set no "
+		    "BOUNCER_AGENT_TOKEN in this server's environment";
+	} else if (s->registry != NULL &&
+	    (a = registry_find_token(s->registry, tok, len)) == NULL) {
+		s->agent = "unknown";
+		s->identity_error = "unknown agent: the token in "
+		    "BOUNCER_AGENT_TOKEN is not in the registry";
+	} else if (a != NULL) {
+		s->grant = a;
+		s->agent = a->id;
+	}
+	if (tok != NULL)
+		sodium_memzero(tok, len);
+	if (unsetenv("BOUNCER_AGENT_TOKEN") == -1)
+		fatal("unsetenv: %s", strerror(errno));
+	if (s->identity_error != NULL)
+		error("%s", s->identity_error);
+	else if (s->grant != NULL)
+		verbose("agent %s (tier %s)", s->grant->id,
+		    registry_tier_name(s->grant->tier));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -301,7 +385,9 @@ main(int argc, char **argv)
 	if (sodium_init() < 0)
 		fatal("libsodium cannot start");
 	sess.policy = load_policy(&cfg, upolicy, test);
+	sess.registry = load_registry(&cfg, sess.policy);
 	if (test) {
+		registry_free(sess.registry);
 		policy_free(sess.policy);
 		config_free(&cfg);
 		free(defpath);
@@ -328,7 +414,7 @@ main(int argc, char **argv)
 	    "bytes), %zu for the rest", cfg.max_session_memory, tcap,
 	    taint_memory_bound(tcap), sess.mem.cap);
 	sess.approvals = approvals_new();
-	sess.agent = "-";
+	identify(&sess);
 	randombytes_buf(rnd, sizeof(rnd));
 	sodium_bin2hex(sess.id, sizeof(sess.id), rnd, sizeof(rnd));
 	sess.cwd = xstrdup(getcwd(cwd, sizeof(cwd)) != NULL ? cwd : "/");
@@ -338,6 +424,7 @@ main(int argc, char **argv)
 	sess.dc.approvals = sess.approvals;
 	sess.dc.budgets = &sess.budgets;
 	sess.dc.cwd = sess.cwd;
+	sess.dc.agent = sess.grant;
 	sess.dc.sid = sess.id;
 #ifdef SANDBOX_DISABLED
 	error("THIS BUILD HAS NO SANDBOX (--disable-sandbox): for sanitizer "
@@ -396,6 +483,7 @@ main(int argc, char **argv)
 	taint_free(sess.taint);
 	approvals_free(sess.approvals);
 	budgets_clear(&sess.budgets);
+	registry_free(sess.registry);
 	policy_free(sess.policy);
 	debug("exit %d", sess.exit_code);
 	exit(sess.exit_code);

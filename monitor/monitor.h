@@ -34,6 +34,8 @@ struct audit;
 struct config;
 struct held_call;
 struct policy;
+struct registry;
+struct registry_agent;
 struct relay;
 struct route;
 struct taint;
@@ -75,7 +77,15 @@ struct session {
 	struct memacct		 mem;
 	/* the contract engine */
 	char			 id[33];	/* session id for the audit */
-	const char		*agent;		/* "-": the implicit agent */
+	const char		*agent;		/* its id; "-": the implicit agent
+						 * (no registry); "unknown": a
+						 * registry, and no known token */
+	struct registry		*registry;	/* agents.yaml, or NULL */
+	const struct registry_agent *grant;	/* the agent's entry, or NULL:
+						 * the implicit agent */
+	const char		*identity_error; /* a registry, and no agent:
+						 * every request is refused
+						 * with this */
 	char			*cwd;		/* base of relative paths */
 	struct policy		*policy;
 	struct taint		*taint;

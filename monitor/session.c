@@ -223,6 +223,9 @@ hello_done(struct session *s)
 		    SB_STATE_DEBUG ? " in debug mode" : "");
 #endif
 	gate_audit_event(s, "start", reason);
+	/* an agent the registry does not know: one row, its reason */
+	if (s->identity_error != NULL)
+		gate_audit_identity(s);
 }
 
 void

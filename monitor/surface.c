@@ -32,6 +32,7 @@
 #include "log.h"
 #include "monitor.h"
 #include "policy.h"
+#include "registry.h"
 #include "surface.h"
 #include "utf8.h"
 #include "value.h"
@@ -508,6 +509,10 @@ surface_page(const struct session *s, const char *cursor, int *bad)
 	for (i = 0; i < s->ntools; i++) {
 		if (!s->tools[i].visible || s->tools[i].forbidden ||
 		    s->tools[i].withheld != NULL)
+			continue;
+		/* a registered agent sees its grant, and nothing else */
+		if (s->grant != NULL &&
+		    !registry_grants(s->grant, s->tools[i].exposed))
 			continue;
 		if (seen++ < start)
 			continue;

@@ -22,6 +22,7 @@
 #include "decide.h"
 #include "monitor.h"
 #include "policy.h"
+#include "registry.h"
 #include "taint.h"
 #include "testdir.h"
 #include "testjson.h"
@@ -247,6 +248,89 @@ START_TEST(test_budget_per_context)
 	budgets_clear(&obudgets);
 	ck_assert_ptr_null(obudgets.v);
 	ck_assert_uint_eq(obudgets.n, 0);
+}
+END_TEST
+
+/*
+ * A registered agent (DESIGN 6): a tool outside its grant is denied by
+ * the grant; a T0 agent's tool must be read-only by the entry that
+ * decides for it; the registry's budget and the policy's max_calls
+ * bound the calls together, the smaller winning.
+ */
+static struct registry *
+agents(const char *yaml, int problems)
+{
+	struct registry *reg = NULL;
+	char path[300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/agents.yaml", testdir_path());
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs(yaml, f);
+	fclose(f);
+	ck_assert_int_eq(registry_load(path, dc.policy, NULL, 0, NULL, NULL,
+	    &reg), problems);
+	return reg;
+}
+
+#define TOKHASH	"5d41402abc4b2a76b9719d911017c592" \
+		"5d41402abc4b2a76b9719d911017c592"
+
+START_TEST(test_agent_grant)
+{
+	static const char *const tools[] = { "look", "poke", "count", NULL };
+	struct registry *reg;
+
+	start("look: { read_only: true }\ncount: { max_calls: 3 }\n", tools);
+	reg = agents("agents:\n"
+	    "  - { id: r, owner: o, tier: T0, tools: [look, poke],\n"
+	    "      token_sha256: " TOKHASH " }\n", 1);
+	/* poke is not read-only: the registry is refused */
+	ck_assert_ptr_null(reg);
+	reg = agents("agents:\n"
+	    "  - { id: r, owner: o, tier: T0, tools: [look],\n"
+	    "      token_sha256: " TOKHASH " }\n", 0);
+	ck_assert_ptr_nonnull(dc.agent = registry_find_id(reg, "r"));
+	expect("look", NULL, CALL, VERDICT_ALLOW, NULL, NULL);
+	expect("poke", NULL, CALL, VERDICT_DENY, "grant",
+	    "tool 'poke' is not in the grant of agent r (tier T0)");
+	/* the entry deciding at run time must mark it read-only too */
+	{
+		struct policy *was = dc.policy, *p = policy_new();
+		char path[300], err[256];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/p2.yaml", testdir_path());
+		ck_assert_ptr_nonnull(f = fopen(path, "w"));
+		fputs("look: { max_calls: 9 }\n", f);
+		fclose(f);
+		ck_assert_int_eq(policy_load_file(p, path, 0, err,
+		    sizeof(err)), 0);
+		dc.policy = p;
+		expect("look", NULL, CALL, VERDICT_DENY, "grant",
+		    "tool 'look' of upstream up is not read-only by the "
+		    "policy, and agent r is tier T0");
+		dc.policy = was;
+		policy_free(p);
+	}
+	registry_free(reg);
+	/* T1: its own budget of 2 is below the policy's 3 */
+	reg = agents("agents:\n"
+	    "  - { id: d, owner: o, tier: T1, tools: [count, look],\n"
+	    "      budgets: { count: 2 }, eval_suite: agents.yaml,\n"
+	    "      token_sha256: " TOKHASH " }\n", 0);
+	ck_assert_ptr_nonnull(dc.agent = registry_find_id(reg, "d"));
+	expect("count", NULL, CALL, VERDICT_ALLOW, NULL, NULL);
+	expect("count", NULL, CALL, VERDICT_ALLOW, NULL, NULL);
+	expect("count", NULL, CALL, VERDICT_DENY, "budget",
+	    "call budget 2 for 'count' exceeded");
+	expect("poke", NULL, CALL, VERDICT_DENY, "grant", NULL);
+	/* no agent: the implicit one, the policy's budget only */
+	dc.agent = NULL;
+	expect("count", NULL, CALL, VERDICT_DENY, "budget",
+	    "call budget 3 for 'count' exceeded");
+	expect("poke", NULL, CALL, VERDICT_ALLOW, NULL, NULL);
+	registry_free(reg);
 }
 END_TEST
 
@@ -1822,6 +1906,7 @@ decide_suite(void)
 	tcase_add_test(tc, test_budget_counts_attempts);
 	tcase_add_test(tc, test_budget_zero_and_unpinned);
 	tcase_add_test(tc, test_budget_per_context);
+	tcase_add_test(tc, test_agent_grant);
 	tcase_add_test(tc, test_short_values);
 	tcase_add_test(tc, test_sink_values_max);
 	suite_add_tcase(su, tc);
