@@ -18,11 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <sodium.h>
 
 #include "approvals.h"
 #include "bounds.h"
 #include "buf.h"
 #include "canon.h"
+#include "consent.h"
 #include "conffile.h"
 #include "decide.h"
 #include "err.h"
@@ -1323,8 +1327,10 @@ require_signed(const struct tool_policy *pol, struct decision *d)
 }
 
 static void decide_tool(struct decide_ctx *, const char *,
-    const struct tool_entry *, const struct value *, int,
-    struct decision *, const struct tool_policy **);
+    const struct tool_entry *, const struct value *, const struct value *,
+    int, struct decision *, const struct tool_policy **);
+static int check_consent(struct decide_ctx *, const char *,
+    const struct tool_policy *, const struct value *, struct decision *);
 
 void
 decide_call(struct decide_ctx *dc, const char *name,
@@ -1332,15 +1338,118 @@ decide_call(struct decide_ctx *dc, const char *name,
     struct decision *d)
 {
 	const struct tool_policy *pol = NULL;
+	struct value view;
+	struct member *mv = NULL;
+	size_t i, n = 0;
 
-	decide_tool(dc, name, e, args, flags, d, &pol);
+	/*
+	 * What a consent-gated tool's other checks see: its arguments
+	 * without the token, which is bouncer's and never the upstream's
+	 * (a view borrowing the members; nothing is copied).
+	 */
+	memset(&view, 0, sizeof(view));
+	if (value_is(args, V_OBJECT) &&
+	    value_get(args, POLICY_CONSENT_PARAM) != NULL) {
+		mv = xcalloc(args->u.o.n, sizeof(*mv));
+		for (i = 0; i < args->u.o.n; i++)
+			if (strcmp(args->u.o.m[i].key,
+			    POLICY_CONSENT_PARAM) != 0)
+				mv[n++] = args->u.o.m[i];
+		view.type = V_OBJECT;
+		view.u.o.m = mv;
+		view.u.o.n = view.u.o.cap = n;
+	}
+	decide_tool(dc, name, e, args, mv != NULL ? &view : NULL, flags, d,
+	    &pol);
+	free(mv);
 	require_signed(pol, d);
+}
+
+/*
+ * A consent-gated tool (DESIGN 5, 7): the call carries a token that a
+ * trusted key signed for this agent, this tool (the name the client
+ * calls), the canonical JSON of the target arguments and the SHA-256 of
+ * the text argument, and that has not expired.  Its nonce is consumed
+ * later, by the allow row (gate.c, audit.c): a replay is refused there.
+ * 0, or 1 with the deny set, its reason the check that failed.
+ */
+static int
+check_consent(struct decide_ctx *dc, const char *name,
+    const struct tool_policy *pol, const struct value *args,
+    struct decision *d)
+{
+	const struct value *tok, *text, *t;
+	struct value *target;
+	struct consent_want w;
+	struct consent c;
+	uint8_t h[crypto_hash_sha256_BYTES];
+	struct buf *b;
+	const char *why;
+	size_t i;
+	int r;
+
+	tok = value_get(args, POLICY_CONSENT_PARAM);
+	if (!value_is(tok, V_STRING)) {
+		set(d, VERDICT_DENY, "consent", "tool '%.128s' needs a "
+		    "signed consent token (%s) for its %s", name,
+		    POLICY_CONSENT_PARAM, pol->consent_text);
+		return 1;
+	}
+	text = value_get(args, pol->consent_text);
+	if (!value_is(text, V_STRING)) {
+		set(d, VERDICT_DENY, "consent", "argument '%.64s', the text "
+		    "consented to, is missing or not a string",
+		    pol->consent_text);
+		return 1;
+	}
+	target = value_object();
+	for (i = 0; i < pol->nconsent_target; i++) {
+		if ((t = value_get(args, pol->consent_target[i])) == NULL) {
+			value_free(target);
+			set(d, VERDICT_DENY, "consent", "target argument "
+			    "'%.64s' is missing", pol->consent_target[i]);
+			return 1;
+		}
+		value_object_put(target, pol->consent_target[i],
+		    value_dup(t));
+	}
+	b = buf_new();
+	r = value_render_canonical(b, target);
+	value_free(target);
+	if (r != 0 || buf_len(b) > BNC_CONSENT_TARGET_MAX) {
+		buf_free(b);
+		set(d, VERDICT_DENY, "consent", "the target arguments are "
+		    "over %d bytes as canonical JSON", BNC_CONSENT_TARGET_MAX);
+		return 1;
+	}
+	buf_put_u8(b, '\0');
+	crypto_hash_sha256(h, (const uint8_t *)text->u.s.p, text->u.s.len);
+	memset(&w, 0, sizeof(w));
+	w.agent = dc->agent_id != NULL ? dc->agent_id : "-";
+	w.tool = name;
+	w.target = (const char *)buf_ptr(b);
+	w.text_sha256 = h;
+	w.now = (int64_t)time(NULL);
+	w.skew = dc->consent_skew;
+	w.max_ttl = dc->consent_max_ttl;
+	r = consent_check(tok->u.s.p, tok->u.s.len, dc->consent_keys, &w, &c,
+	    &why);
+	buf_free(b);
+	if (r != 0) {
+		set(d, VERDICT_DENY, "consent", "consent token refused: %s",
+		    why);
+		return 1;
+	}
+	sodium_bin2hex(d->nonce, sizeof(d->nonce), c.nonce, sizeof(c.nonce));
+	d->strip_consent = 1;
+	return 0;
 }
 
 static void
 decide_tool(struct decide_ctx *dc, const char *name,
-    const struct tool_entry *e, const struct value *args, int flags,
-    struct decision *d, const struct tool_policy **polp)
+    const struct tool_entry *e, const struct value *args,
+    const struct value *view, int flags, struct decision *d,
+    const struct tool_policy **polp)
 {
 	const struct tool_policy *pol;
 	const struct value *schema;
@@ -1420,6 +1529,14 @@ decide_tool(struct decide_ctx *dc, const char *name,
 			buf_free(b);
 			return;
 		}
+	}
+	/* 3b. consent: a human signed this exact text for this target;
+	 * everything after sees the arguments without the token */
+	if (pol->consent_text != NULL) {
+		if (check_consent(dc, name, pol, args, d))
+			return;
+		if (view != NULL)
+			args = view;
 	}
 	if (args != NULL && args->type != V_OBJECT) {
 		set(d, VERDICT_DENY, "constraint", "arguments are not an "

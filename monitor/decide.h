@@ -13,11 +13,13 @@
 #include <stddef.h>
 
 #include "bounds.h"
+#include "consent.h"
 
 struct approvals;
 struct budget;
 struct policy;
 struct taint;
+struct consent_keys;
 struct registry_agent;
 struct tool_entry;
 struct upstream;
@@ -56,6 +58,11 @@ struct decide_ctx {
 	const struct registry_agent *agent;	/* the caller's grant and
 						 * budgets; NULL: no registry,
 						 * the implicit agent */
+	const char		*agent_id;	/* what a consent token must
+						 * name: agent's id, or "-" */
+	const struct consent_keys *consent_keys; /* trusted to sign */
+	int64_t			 consent_skew;	/* seconds */
+	int64_t			 consent_max_ttl; /* seconds */
 	const char		*sid;		/* session id, for log lines */
 	int			 taint_dropped;	/* logged once: the index
 						 * dropped output */
@@ -78,6 +85,10 @@ struct decision {
 					 * destinations, declared or swept
 					 * (the audit row has them in clear) */
 	size_t		 nsinks;
+	/* a consent-gated call with a good token: its nonce (hex), which
+	 * the allow row consumes, and its token to strip before sending */
+	char		 nonce[2 * CONSENT_NONCE_LEN + 1];
+	int		 strip_consent;
 };
 
 /*

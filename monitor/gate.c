@@ -33,6 +33,7 @@
 #include "gate.h"
 #include "log.h"
 #include "monitor.h"
+#include "policy.h"
 #include "route.h"
 #include "surface.h"
 #include "upstream.h"
@@ -117,10 +118,12 @@ field_cut(const char *name, char *buf, size_t buflen)
 	return buf;
 }
 
+/* One row; with nonce, the consent nonce it consumes (audit_append). */
 static int
-record(struct session *s, const char *tool, const char *upstream,
+record_nonce(struct session *s, const char *tool, const char *upstream,
     const struct value *args, const char *verdict, const char *contract,
-    const char *reason, const char *const *sinks, size_t nsinks)
+    const char *reason, const char *const *sinks, size_t nsinks,
+    const char *nonce)
 {
 	struct audit_row row;
 	char cut[BNC_AUDIT_FIELD_MAX + 1];
@@ -138,11 +141,23 @@ record(struct session *s, const char *tool, const char *upstream,
 	row.args = args;
 	row.sinks = sinks;
 	row.nsinks = nsinks;
+	row.nonce = nonce;
 	if ((r = audit_append(s->audit, &row, &seq)) != 0) {
-		error_r(r, "audit: cannot record %s of %s", verdict, tool);
+		if (r != -BNC_ERR_USED)
+			error_r(r, "audit: cannot record %s of %s", verdict,
+			    tool);
 		return r;
 	}
 	return 0;
+}
+
+static int
+record(struct session *s, const char *tool, const char *upstream,
+    const struct value *args, const char *verdict, const char *contract,
+    const char *reason, const char *const *sinks, size_t nsinks)
+{
+	return record_nonce(s, tool, upstream, args, verdict, contract, reason,
+	    sinks, nsinks, NULL);
 }
 
 void
@@ -171,10 +186,29 @@ static void
 record_decision(struct session *s, const char *tool, const char *upstream,
     const struct value *args, struct decision *d)
 {
-	if (record(s, tool, upstream, args, verdict_name(d->verdict),
-	    d->contract, d->reason, (const char *const *)d->sinks,
-	    d->nsinks) == 0)
+	int r;
+
+	/*
+	 * An allowed consent-gated call consumes its token's nonce in the
+	 * transaction of its row, before anything is sent: used before,
+	 * by any monitor on this database, it is a replay (DESIGN 7).
+	 */
+	r = record_nonce(s, tool, upstream, args, verdict_name(d->verdict),
+	    d->contract, d->reason, (const char *const *)d->sinks, d->nsinks,
+	    d->verdict == VERDICT_ALLOW && d->nonce[0] != '\0' ? d->nonce :
+	    NULL);
+	if (r == 0)
 		return;
+	if (r == -BNC_ERR_USED) {
+		d->verdict = VERDICT_DENY;
+		d->contract = "consent";
+		snprintf(d->reason, sizeof(d->reason), "consent token "
+		    "refused: %s (its nonce was used before)",
+		    CONSENT_REPLAYED);
+		if (record(s, tool, upstream, args, "deny", d->contract,
+		    d->reason, (const char *const *)d->sinks, d->nsinks) == 0)
+			return;
+	}
 	if (d->verdict != VERDICT_DENY) {
 		d->verdict = VERDICT_DENY;
 		d->contract = "default";
@@ -222,13 +256,17 @@ call_done(struct upstream *up, const struct pending *p, enum pend_end how,
 
 void
 gate_forward(struct session *s, const struct tool_entry *e,
-    const struct rpc_id *cid, const struct value *params)
+    const struct rpc_id *cid, const struct value *params, int strip_consent)
 {
 	struct pending_req req;
 	struct value *p, *meta, *tok;
 
 	p = value_dup(params);
 	value_object_put(p, "name", value_string(e->pin->name));
+	/* the consent token is bouncer's: the upstream never sees it */
+	if (strip_consent)
+		value_free(value_object_take(value_get(p, "arguments"),
+		    POLICY_CONSENT_PARAM));
 	meta = value_get(p, "_meta");
 	tok = value_get(meta, "progressToken");
 	/*
@@ -547,7 +585,7 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 	record_decision(s, tool, e != NULL ? e->up->name : NULL, args, &d);
 	switch (d.verdict) {
 	case VERDICT_ALLOW:
-		gate_forward(s, e, cid, params);
+		gate_forward(s, e, cid, params, d.strip_consent);
 		if (a != NULL)
 			ask_remove(s, a);
 		break;

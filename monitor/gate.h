@@ -21,7 +21,8 @@ void	 gate_tool_call(struct session *, struct rpc *);
 void	 gate_release_held(struct upstream *);
 int	 gate_client_answer(struct session *, struct rpc *);
 void	 gate_forward(struct session *, const struct tool_entry *,
-	    const struct rpc_id *, const struct value *params);
+	    const struct rpc_id *, const struct value *params,
+	    int strip_consent);
 void	 gate_audit_event(struct session *, const char *event,
 	    const char *reason);
 /* The one row of a session whose agent the registry does not know. */

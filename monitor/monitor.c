@@ -35,6 +35,7 @@
 #include "child.h"
 #include "client.h"
 #include "conffile.h"
+#include "consent.h"
 #include "err.h"
 #include "gate.h"
 #include "log.h"
@@ -386,7 +387,14 @@ main(int argc, char **argv)
 		fatal("libsodium cannot start");
 	sess.policy = load_policy(&cfg, upolicy, test);
 	sess.registry = load_registry(&cfg, sess.policy);
+	/* the public keys consent tokens may be signed with (DESIGN 7) */
+	if (cfg.consent_keys != NULL && consent_keys_load(cfg.consent_keys,
+	    &sess.consent_keys, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bouncer-monitor: consent.keys: %s\n", err);
+		exit(1);
+	}
 	if (test) {
+		consent_keys_free(sess.consent_keys);
 		registry_free(sess.registry);
 		policy_free(sess.policy);
 		config_free(&cfg);
@@ -425,6 +433,10 @@ main(int argc, char **argv)
 	sess.dc.budgets = &sess.budgets;
 	sess.dc.cwd = sess.cwd;
 	sess.dc.agent = sess.grant;
+	sess.dc.agent_id = sess.agent;
+	sess.dc.consent_keys = sess.consent_keys;
+	sess.dc.consent_skew = cfg.consent_skew;
+	sess.dc.consent_max_ttl = cfg.consent_max_ttl;
 	sess.dc.sid = sess.id;
 #ifdef SANDBOX_DISABLED
 	error("THIS BUILD HAS NO SANDBOX (--disable-sandbox): for sanitizer "
@@ -484,6 +496,7 @@ main(int argc, char **argv)
 	approvals_free(sess.approvals);
 	budgets_clear(&sess.budgets);
 	registry_free(sess.registry);
+	consent_keys_free(sess.consent_keys);
 	policy_free(sess.policy);
 	debug("exit %d", sess.exit_code);
 	exit(sess.exit_code);

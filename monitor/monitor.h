@@ -32,6 +32,7 @@ struct approvals;
 struct ask;
 struct audit;
 struct config;
+struct consent_keys;
 struct held_call;
 struct policy;
 struct registry;
@@ -81,6 +82,8 @@ struct session {
 						 * (no registry); "unknown": a
 						 * registry, and no known token */
 	struct registry		*registry;	/* agents.yaml, or NULL */
+	struct consent_keys	*consent_keys;	/* consent.keys, or NULL:
+						 * no token is good */
 	const struct registry_agent *grant;	/* the agent's entry, or NULL:
 						 * the implicit agent */
 	const char		*identity_error; /* a registry, and no agent:

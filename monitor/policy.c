@@ -234,6 +234,8 @@ tool_policy_clear(struct tool_policy *tp)
 		pcre2_code_free(tp->idpats[i].re);
 	}
 	free(tp->idpats);
+	free(tp->consent_text);
+	free_vec(tp->consent_target, tp->nconsent_target);
 	memset(tp, 0, sizeof(*tp));
 }
 
@@ -659,6 +661,60 @@ key_approval(struct pctx *x, const struct ynode *v, const char *key,
 	return 0;
 }
 
+/*
+ * consent: {text: PARAM, target: [PARAM, ...]}: the argument whose exact
+ * text a human consents to, and those that name where it goes.  None
+ * of them may be the token's own argument, nor the text a target.
+ */
+static int
+key_consent(struct pctx *x, const struct ynode *v, const char *key,
+    struct tool_policy *tp)
+{
+	const struct ynode *k, *val;
+	const char *s;
+	char d[96];
+	size_t i;
+	int r;
+
+	if (v->type != YNODE_MAPPING)
+		return pfail(x, v, key, "must be a mapping {text: PARAM, "
+		    "target: [PARAM, ...]}, not %s", describe(v, d, sizeof(d)));
+	for (i = 0; i < v->n; i += 2) {
+		k = v->items[i];
+		val = v->items[i + 1];
+		if (strcmp(k->scalar, "text") == 0) {
+			if ((r = get_string(x, val, "consent.text", &s)) != 0)
+				return r;
+			free(tp->consent_text);
+			tp->consent_text = xstrdup(s);
+		} else if (strcmp(k->scalar, "target") == 0) {
+			free_vec(tp->consent_target, tp->nconsent_target);
+			tp->consent_target = NULL;
+			tp->nconsent_target = 0;
+			if ((r = get_list(x, val, "consent.target", LIST_PARAM,
+			    &tp->consent_target, &tp->nconsent_target)) != 0)
+				return r;
+		} else
+			return pfail(x, k, key, "unknown key \"%.64s\" (text, "
+			    "target)", k->scalar);
+	}
+	if (tp->consent_text == NULL || tp->nconsent_target == 0)
+		return pfail(x, v, key, "needs both text and a non-empty "
+		    "target list");
+	for (i = 0; i < tp->nconsent_target; i++) {
+		if (strcmp(tp->consent_target[i], tp->consent_text) == 0)
+			return pfail(x, v, key, "\"%.64s\" is both the text "
+			    "and a target", tp->consent_text);
+		if (strcmp(tp->consent_target[i], POLICY_CONSENT_PARAM) == 0)
+			return pfail(x, v, key, "the target cannot be %s",
+			    POLICY_CONSENT_PARAM);
+	}
+	if (strcmp(tp->consent_text, POLICY_CONSENT_PARAM) == 0)
+		return pfail(x, v, key, "the text cannot be %s",
+		    POLICY_CONSENT_PARAM);
+	return 0;
+}
+
 static int
 key_extra(struct pctx *x, const struct ynode *v, const char *key, int *out)
 {
@@ -814,7 +870,8 @@ enum key_kind {
 	K_TAINTED,
 	K_EXTRA,
 	K_IDPATS,
-	K_APPROVAL
+	K_APPROVAL,
+	K_CONSENT
 };
 
 /* Every key an entry may have; anything else is an error. */
@@ -853,6 +910,7 @@ static const struct entry_key {
 	    offsetof(struct tool_policy, taint_source), 0 },
 	{ "forbidden", K_BOOL, 0, offsetof(struct tool_policy, forbidden), 0 },
 	{ "read_only", K_BOOL, 0, offsetof(struct tool_policy, read_only), 0 },
+	{ "consent", K_CONSENT, 0, 0, 0 },
 };
 
 static int
@@ -880,6 +938,8 @@ entry_key(struct pctx *x, const struct entry_key *k, const struct ynode *v,
 	case K_APPROVAL:
 		return key_approval(x, v, key,
 		    (enum approval_channel *)(void *)f);
+	case K_CONSENT:
+		return key_consent(x, v, key, tp);
 	}
 	return pfail(x, v, key, "internal error");
 }
@@ -917,7 +977,7 @@ request_kind(const char *name, const char **rest)
 
 /* The keys that say something about a tool only. */
 static const char *const tool_only_keys[] = {
-	"write_params", "allowed_path_prefixes", "read_only",
+	"write_params", "allowed_path_prefixes", "read_only", "consent",
 };
 
 static int

@@ -68,7 +68,15 @@ struct tool_policy {
 					 * not declare are allowed */
 	int		  forbidden;	/* never listed, always denied */
 	int		  read_only;	/* changes nothing (T0 grants) */
+	/* consent: {text: PARAM, target: [PARAM, ...]}: every call needs a
+	 * signed consent token for that text and target (DESIGN 5, 7) */
+	char		 *consent_text;	/* NULL: not consent-gated */
+	char		**consent_target;
+	size_t		  nconsent_target;
 };
+
+/* The argument a consent-gated tool's surface adds, and bouncer strips. */
+#define POLICY_CONSENT_PARAM	"consent_token"
 
 /* A new, empty policy; the caller owns it.  policy_free accepts NULL. */
 struct policy	*policy_new(void);

@@ -38,6 +38,8 @@
 #include "value.h"
 #include "xmalloc.h"
 
+static void	add_consent_param(struct value *);
+
 #define CURSOR_PREFIX	"bnc1."
 
 static int
@@ -445,6 +447,10 @@ surface_build(struct session *s)
 			e->exposed = xstrdup(e->pin->name);
 		e->listed = value_dup(e->pin->def);
 		value_object_put(e->listed, "name", value_string(e->exposed));
+		if (s->policy != NULL && policy_for(s->policy, up->name,
+		    e->pin->name, value_get(e->pin->def, "inputSchema"))->
+		    consent_text != NULL)
+			add_consent_param(e->listed);
 		e->visible = pin_current(e->pin, up->current);
 		/* Never listed, always denied (DESIGN 6). */
 		e->forbidden = s->policy != NULL &&
@@ -459,6 +465,40 @@ surface_build(struct session *s)
 	withhold_twins(v, m);
 	free(shared);
 	free(v);
+}
+
+/*
+ * A consent-gated tool (DESIGN 5, 7) is shown with one more required
+ * argument, the token; bouncer checks it and strips it, so the
+ * upstream never sees it.  A schema bouncer cannot extend (no object)
+ * is left alone: every call of it is then denied for want of a token.
+ */
+static void
+add_consent_param(struct value *def)
+{
+	struct value *schema, *props, *req, *p;
+
+	schema = value_get(def, "inputSchema");
+	if (!value_is(schema, V_OBJECT))
+		return;
+	if ((props = value_get(schema, "properties")) == NULL) {
+		props = value_object();
+		value_object_put(schema, "properties", props);
+	}
+	if (!value_is(props, V_OBJECT))
+		return;
+	p = value_object();
+	value_object_put(p, "type", value_string("string"));
+	value_object_put(p, "description", value_string("A signed consent "
+	    "token for this exact text and target (bouncer-issue-consent); "
+	    "checked and removed by bouncer."));
+	value_object_put(props, POLICY_CONSENT_PARAM, p);
+	if ((req = value_get(schema, "required")) == NULL) {
+		req = value_array();
+		value_object_put(schema, "required", req);
+	}
+	if (value_is(req, V_ARRAY))
+		value_array_append(req, value_string(POLICY_CONSENT_PARAM));
 }
 
 const struct tool_entry *
