@@ -138,7 +138,25 @@ static const char schema_sql[] =
 	"CREATE TRIGGER IF NOT EXISTS consent_nonces_no_replace"
 	" BEFORE INSERT ON consent_nonces"
 	" WHEN EXISTS (SELECT 1 FROM consent_nonces WHERE nonce = NEW.nonce)"
-	" BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;";
+	" BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;"
+	/* drafts agents stored (create_draft); seq: the row that allowed it */
+	"CREATE TABLE IF NOT EXISTS drafts ("
+	" id INTEGER PRIMARY KEY,"
+	" seq INTEGER NOT NULL,"
+	" time TEXT NOT NULL,"
+	" session TEXT NOT NULL,"
+	" agent TEXT NOT NULL,"
+	" target TEXT NOT NULL,"
+	" text TEXT NOT NULL,"
+	" text_sha256 TEXT NOT NULL);"
+	"CREATE TRIGGER IF NOT EXISTS drafts_no_update"
+	" BEFORE UPDATE ON drafts"
+	" BEGIN SELECT RAISE(ABORT, 'drafts are append-only'); END;"
+	"CREATE TRIGGER IF NOT EXISTS drafts_no_delete"
+	" BEFORE DELETE ON drafts"
+	" BEGIN SELECT RAISE(ABORT, 'drafts are append-only'); END;";
+
+static int	draft_row(sqlite3_stmt *, struct audit_draft *);
 
 struct audit {
 	sqlite3		*db;
@@ -149,6 +167,7 @@ struct audit {
 	sqlite3_stmt	*rollback;
 	sqlite3_stmt	*nonce_used;
 	sqlite3_stmt	*nonce_insert;
+	sqlite3_stmt	*draft_insert;
 	int		 record_full;
 	struct buf	*canon;		/* canonical encoding of the args */
 	struct buf	*sinks;		/* rendered sinks object */
@@ -575,6 +594,105 @@ audit_append(struct audit *a, const struct audit_row *row, int64_t *seqp)
 	return r;
 }
 
+int
+audit_draft_add(struct audit *a, int64_t seq, const char *session,
+    const char *agent, const char *target, const char *text, size_t len,
+    int64_t *idp)
+{
+	char tbuf[AUDIT_TIME_LEN + 1], hex[AUDIT_HASH_HEX + 1];
+	uint8_t h[HASH_LEN];
+	int rc;
+
+	if (a == NULL || len > INT_MAX || !utf8_valid(text, len) ||
+	    memchr(text, '\0', len) != NULL)
+		return -BNC_ERR_BAD_FORMAT;
+	crypto_hash_sha256(h, (const uint8_t *)text, len);
+	sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
+	now_time(tbuf);
+	if ((rc = sqlite3_bind_int64(a->draft_insert, 1, seq)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(a->draft_insert, 2, tbuf, -1,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(a->draft_insert, 3, session, -1,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(a->draft_insert, 4, agent, -1,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(a->draft_insert, 5, target, -1,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(a->draft_insert, 6, text, (int)len,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(a->draft_insert, 7, hex, -1,
+	    SQLITE_STATIC)) != SQLITE_OK)
+		goto out;
+	rc = step_done(a->draft_insert);
+	if (rc == SQLITE_OK && idp != NULL)
+		*idp = sqlite3_last_insert_rowid(a->db);
+ out:
+	sqlite3_clear_bindings(a->draft_insert);
+	return sqlite_err(rc);
+}
+
+int
+audit_draft_get(struct sqlite3 *db, int64_t id, struct audit_draft *d)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	memset(d, 0, sizeof(*d));
+	if ((rc = sqlite3_prepare_v2(db, "SELECT id, time, agent, target, "
+	    "text, text_sha256 FROM drafts WHERE id = ?1", -1, &st,
+	    NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_int64(st, 1, id)) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return sqlite_err(rc);
+	}
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		r = draft_row(st, d);
+	else
+		r = rc == SQLITE_DONE ? -BNC_ERR_NOT_FOUND : sqlite_err(rc);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int
+audit_drafts_each(struct sqlite3 *db, const char *agent,
+    int (*fn)(const struct audit_draft *, void *), void *arg)
+{
+	struct audit_draft d;
+	sqlite3_stmt *st = NULL;
+	int rc, r = 0;
+
+	if ((rc = sqlite3_prepare_v2(db, agent != NULL ?
+	    "SELECT id, time, agent, target, text, text_sha256 FROM drafts "
+	    "WHERE agent = ?1 ORDER BY id" :
+	    "SELECT id, time, agent, target, text, text_sha256 FROM drafts "
+	    "ORDER BY id", -1, &st, NULL)) != SQLITE_OK ||
+	    (agent != NULL && (rc = sqlite3_bind_text(st, 1, agent, -1,
+	    SQLITE_STATIC)) != SQLITE_OK)) {
+		sqlite3_finalize(st);
+		return sqlite_err(rc);
+	}
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((r = draft_row(st, &d)) == 0)
+			r = fn(&d, arg);
+		audit_draft_clear(&d);
+	}
+	if (r == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		r = sqlite_err(rc);
+	sqlite3_finalize(st);
+	return r;
+}
+
+void
+audit_draft_clear(struct audit_draft *d)
+{
+	free(d->time);
+	free(d->agent);
+	free(d->target);
+	free(d->text);
+	free(d->text_sha256);
+	memset(d, 0, sizeof(*d));
+}
+
 const char *
 audit_errmsg(struct audit *a)
 {
@@ -796,7 +914,10 @@ audit_open(const char *state_dir, enum audit_sync sync, int record_full,
 	    (rc = prepare(a->db, "SELECT 1 FROM consent_nonces WHERE "
 	    "nonce = ?1", &a->nonce_used)) != SQLITE_OK ||
 	    (rc = prepare(a->db, "INSERT INTO consent_nonces (nonce, seq, "
-	    "time) VALUES (?1, ?2, ?3)", &a->nonce_insert)) != SQLITE_OK)
+	    "time) VALUES (?1, ?2, ?3)", &a->nonce_insert)) != SQLITE_OK ||
+	    (rc = prepare(a->db, "INSERT INTO drafts (seq, time, session, "
+	    "agent, target, text, text_sha256) VALUES (?1, ?2, ?3, ?4, ?5, "
+	    "?6, ?7)", &a->draft_insert)) != SQLITE_OK)
 		goto sqlfail;
 	*out = a;
 	a = NULL;
@@ -828,6 +949,7 @@ audit_close(struct audit *a)
 	sqlite3_finalize(a->rollback);
 	sqlite3_finalize(a->nonce_used);
 	sqlite3_finalize(a->nonce_insert);
+	sqlite3_finalize(a->draft_insert);
 	if (a->db != NULL) {
 		if (!sqlite3_get_autocommit(a->db))
 			sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
@@ -871,6 +993,48 @@ audit_open_readonly(const char *dbpath, struct sqlite3 **out, char *err,
 		return r != 0 ? r : -BNC_ERR_INTERNAL;
 	}
 	*out = db;
+	return 0;
+}
+
+/*
+ * A draft as the table holds it; a column that is not text is refused
+ * (the file may have been edited), and so is text that is not UTF-8.
+ */
+static char *
+column_text(sqlite3_stmt *st, int i, size_t *lenp)
+{
+	const unsigned char *p;
+	size_t n;
+	char *s;
+
+	if (sqlite3_column_type(st, i) != SQLITE_TEXT)
+		return NULL;
+	p = sqlite3_column_text(st, i);
+	n = (size_t)sqlite3_column_bytes(st, i);
+	if (p == NULL || !utf8_valid((const char *)p, n) ||
+	    memchr(p, '\0', n) != NULL)
+		return NULL;
+	s = xmalloc(n + 1);
+	memcpy(s, p, n);
+	s[n] = '\0';
+	if (lenp != NULL)
+		*lenp = n;
+	return s;
+}
+
+static int
+draft_row(sqlite3_stmt *st, struct audit_draft *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->id = sqlite3_column_int64(st, 0);
+	if ((d->time = column_text(st, 1, NULL)) == NULL ||
+	    (d->agent = column_text(st, 2, NULL)) == NULL ||
+	    (d->target = column_text(st, 3, NULL)) == NULL ||
+	    (d->text = column_text(st, 4, &d->len)) == NULL ||
+	    (d->text_sha256 = column_text(st, 5, NULL)) == NULL) {
+		audit_draft_clear(d);
+		return -BNC_ERR_BAD_FORMAT;
+	}
 	return 0;
 }
 

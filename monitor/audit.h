@@ -103,6 +103,31 @@ int	audit_verify_detail(const char *dbpath, int64_t *bad_seq,
 int	audit_open_readonly(const char *dbpath, struct sqlite3 **out,
 	    char *err, size_t errlen);
 
+/*
+ * Drafts (create_draft, DESIGN 7): text an agent wrote for a target,
+ * kept in the database beside the log so that an admin can sign it as
+ * written (bouncer-issue-consent -D).  Never sent anywhere.
+ */
+struct audit_draft {
+	int64_t		 id;
+	char		*time;
+	char		*agent;
+	char		*target;
+	char		*text;		/* exactly as the agent wrote it */
+	size_t		 len;
+	char		*text_sha256;	/* hex */
+};
+/* Stores a draft allowed by row seq: 0 and *idp, or a negative code. */
+int	audit_draft_add(struct audit *, int64_t seq, const char *session,
+	    const char *agent, const char *target, const char *text,
+	    size_t len, int64_t *idp);
+/* On a read-only handle: draft id (-BNC_ERR_NOT_FOUND), or each draft
+ * (of agent, or all) in id order until fn returns non-zero. */
+int	audit_draft_get(struct sqlite3 *, int64_t id, struct audit_draft *);
+int	audit_drafts_each(struct sqlite3 *, const char *agent,
+	    int (*fn)(const struct audit_draft *, void *), void *arg);
+void	audit_draft_clear(struct audit_draft *);
+
 /* Formats a time as the log stores it: RFC 3339 UTC with microseconds,
  * "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" (27 bytes and a NUL). */
 #define AUDIT_TIME_LEN		27

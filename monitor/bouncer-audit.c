@@ -124,7 +124,6 @@ default_db(const char *cfgpath)
 {
 	struct config cfg;
 	char err[1024], *defpath = NULL, *db = NULL;
-	const char *env;
 
 	config_defaults(&cfg);
 	if (cfgpath == NULL)
@@ -132,11 +131,7 @@ default_db(const char *cfgpath)
 	if (cfgpath != NULL && config_load(&cfg, cfgpath, err,
 	    sizeof(err)) != 0)
 		die("%s", err);
-	if ((env = getenv("BOUNCER_STATE_DIR")) != NULL && *env != '\0' &&
-	    getuid() == geteuid() && getgid() == getegid()) {
-		free(cfg.state_dir);
-		cfg.state_dir = xstrdup(env);
-	}
+	config_env_state_dir(&cfg);
 	xasprintf(&db, "%s/audit.db", cfg.state_dir);
 	config_free(&cfg);
 	free(defpath);

@@ -35,11 +35,14 @@
 
 #include <cjson/cJSON.h>
 #include <sodium.h>
+#include <sqlite3.h>
 
+#include "audit.h"
 #include "bounds.h"
 #include "buf.h"
 #include "conffile.h"
 #include "consent.h"
+#include "err.h"
 #include "utf8.h"
 #include "value.h"
 #include "value-json.h"
@@ -108,8 +111,11 @@ static const struct {
 	{ 0xe0000, 0xe007f, "tag characters: invisible ASCII" },
 };
 
-/* No long options in this release: --pending and the rest are errors. */
+/* --pending, --approve and --deny (out-of-band asks) are not in this
+ * release: they are errors. */
+#define OPT_DRAFTS	0x100
 static const struct option longopts[] = {
+	{ "drafts",	no_argument,	NULL,	OPT_DRAFTS },
 	{ NULL,		0,		NULL,	0 }
 };
 
@@ -120,6 +126,7 @@ struct issue {
 	size_t		 ntargets;
 	const char	*text_arg;	/* -m */
 	const char	*text_file;	/* -F */
+	const char	*draft;		/* -D */
 	const char	*ttl_arg;	/* -e */
 	const char	*cfgpath;	/* -f */
 	int		 yes;		/* -y */
@@ -130,9 +137,10 @@ usage(void)
 {
 	fprintf(stderr, "usage: bouncer-issue-consent -G [-k keyfile]\n"
 	    "       bouncer-issue-consent -a agent -t target [-T tool] "
-	    "(-m text | -F file)\n"
+	    "(-m text | -F file | -D draft)\n"
 	    "                             [-e ttl] [-k keyfile] [-f config] "
-	    "[-y]\n");
+	    "[-y]\n"
+	    "       bouncer-issue-consent --drafts [-a agent] [-f config]\n");
 	exit(1);
 }
 
@@ -361,35 +369,6 @@ check_text(const uint8_t *p, size_t n)
 	}
 }
 
-/* notion:<page-id> or github:<owner>/<repo>#<number>, as the agent
- * will pass it: the monitor compares the bytes. */
-static int
-work_target(const char *t)
-{
-	const char *p;
-	size_t n;
-
-	if (strncmp(t, "notion:", 7) == 0) {
-		p = t + 7;
-		n = strspn(p, "0123456789abcdefABCDEF-");
-		return n > 0 && p[n] == '\0' ? 0 : -1;
-	}
-	if (strncmp(t, "github:", 7) != 0)
-		return -1;
-	p = t + 7;
-	if ((n = strspn(p, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")) == 0 || p[n] != '/')
-		return -1;
-	p += n + 1;
-	if ((n = strspn(p, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")) == 0 || p[n] != '#')
-		return -1;
-	p += n + 1;
-	if (*p < '1' || *p > '9' || p[strspn(p, "0123456789")] != '\0')
-		return -1;
-	return 0;
-}
-
 /*
  * A \u0000 escape outside a string's other escapes: cJSON would cut the
  * string there, and no call's argument can hold a NUL (value.h).
@@ -540,7 +519,7 @@ issue_target(const struct issue *is)
 		die("-t: longer than %d bytes", BNC_CONSENT_TARGET_MAX);
 	if (*t == '\0' || plain(t) != 0)
 		die("-t: empty, not UTF-8, or holds a control character");
-	if (builtins[i].form == FORM_WORK && work_target(t) != 0)
+	if (builtins[i].form == FORM_WORK && consent_work_target(t) != 0)
 		die("-t %s: not notion:<page-id> or "
 		    "github:<owner>/<repo>#<number>", t);
 	return xstrdup(t);
@@ -682,6 +661,109 @@ ask(const struct consent *c, const char *keyfile, const uint8_t *text,
 	return yes;
 }
 
+/* ---- drafts --------------------------------------------------------- */
+
+/* The monitor's database, found as the monitor finds it. */
+static struct sqlite3 *
+open_db(const char *cfgpath)
+{
+	struct config cfg;
+	struct sqlite3 *db = NULL;
+	char err[1024], *defpath = NULL, *path = NULL;
+
+	config_defaults(&cfg);
+	if (cfgpath == NULL)
+		cfgpath = defpath = config_default_path();
+	if (cfgpath != NULL && config_load(&cfg, cfgpath, err,
+	    sizeof(err)) != 0)
+		die("%s", err);
+	config_env_state_dir(&cfg);
+	xasprintf(&path, "%s/audit.db", cfg.state_dir);
+	if (audit_open_readonly(path, &db, err, sizeof(err)) != 0)
+		die("%s", err);
+	config_free(&cfg);
+	free(defpath);
+	free(path);
+	return db;
+}
+
+/*
+ * -D: the text of a draft exactly as the agent stored it; it must be
+ * the agent's that -a names, for the target that -t names: a consent
+ * is to one text, for one agent and one target.
+ */
+static uint8_t *
+draft_text(const struct issue *is, const char *target, size_t *lenp)
+{
+	struct audit_draft d;
+	struct sqlite3 *db;
+	uint8_t *text;
+	long long id;
+	char *end;
+	int r;
+
+	errno = 0;
+	id = strtoll(is->draft, &end, 10);
+	if (*is->draft < '1' || *is->draft > '9' || *end != '\0' ||
+	    errno != 0)
+		die("-D %s: not a draft id (a positive number)", is->draft);
+	db = open_db(is->cfgpath);
+	if ((r = audit_draft_get(db, id, &d)) != 0)
+		die("-D %lld: %s", id, r == -BNC_ERR_NOT_FOUND ?
+		    "no such draft (bouncer-issue-consent --drafts lists them)" :
+		    "the draft cannot be read");
+	sqlite3_close(db);
+	if (strcmp(d.agent, is->agent) != 0)
+		die("-D %lld: the draft is agent %s's, not %s's", id, d.agent,
+		    is->agent);
+	if (strcmp(d.target, target) != 0)
+		die("-D %lld: the draft is for %s, not %s", id, d.target,
+		    target);
+	text = xmalloc(d.len + 1);
+	memcpy(text, d.text, d.len);
+	*lenp = d.len;
+	warnmsg("draft %lld, written by agent %s at %s", id, d.agent, d.time);
+	audit_draft_clear(&d);
+	return text;
+}
+
+/* One draft: its header line, then its text made visible. */
+static int
+list_one(const struct audit_draft *d, void *arg)
+{
+	int *n = arg;
+
+	printf("draft %lld  %s  agent ", (long long)d->id, d->time);
+	show(stdout, (const uint8_t *)d->agent, strlen(d->agent), 0);
+	fputs("  target ", stdout);
+	show(stdout, (const uint8_t *)d->target, strlen(d->target), 0);
+	printf("\n  sha256 %s, %zu bytes:\n" SHOW_INDENT, d->text_sha256,
+	    d->len);
+	show(stdout, (const uint8_t *)d->text, d->len, 1);
+	fputs("\n", stdout);
+	(*n)++;
+	return 0;
+}
+
+/* --drafts: every draft (of -a's agent), oldest first, shown whole. */
+static int
+do_drafts(const struct issue *is)
+{
+	struct sqlite3 *db = open_db(is->cfgpath);
+	int n = 0, r;
+
+	r = audit_drafts_each(db, is->agent, list_one, &n);
+	sqlite3_close(db);
+	if (r != 0)
+		die("the drafts cannot be read (%s)", bnc_err(r));
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die("standard output: %s", strerror(errno));
+	if (n == 0)
+		warnmsg("no drafts%s%s", is->agent != NULL ? " of agent " : "",
+		    is->agent != NULL ? is->agent : "");
+	return 0;
+}
+
 /* ---- signing -------------------------------------------------------- */
 
 static int
@@ -703,7 +785,9 @@ do_sign(const struct issue *is, const char *keyfile)
 	if (*is->tool == '\0' || plain(is->tool) != 0)
 		die("-T: empty, not UTF-8, or holds a control character");
 	target = issue_target(is);
-	if (is->text_file != NULL)
+	if (is->draft != NULL)
+		text = draft_text(is, target, &len);
+	else if (is->text_file != NULL)
 		text = read_text(is->text_file, &len);
 	else {
 		len = strlen(is->text_arg);
@@ -765,7 +849,7 @@ main(int argc, char **argv)
 	struct issue is;
 	const char *keyarg = NULL;
 	char *keyfile = NULL;
-	int ch, gen = 0, rc;
+	int ch, gen = 0, drafts = 0, rc;
 
 	memset(&is, 0, sizeof(is));
 	/* it holds a secret key: no core file, no ptrace by our uid */
@@ -773,11 +857,17 @@ main(int argc, char **argv)
 		die("prctl(PR_SET_DUMPABLE): %s", strerror(errno));
 	if (sodium_init() < 0)
 		die("libsodium failed to initialise");
-	while ((ch = getopt_long(argc, argv, "Ga:t:T:m:F:e:k:f:y", longopts,
+	while ((ch = getopt_long(argc, argv, "Ga:t:T:m:F:D:e:k:f:y", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'G':
 			gen = 1;
+			break;
+		case OPT_DRAFTS:
+			drafts = 1;
+			break;
+		case 'D':
+			once(&is.draft, ch);
 			break;
 		case 'a':
 			once(&is.agent, ch);
@@ -814,12 +904,23 @@ main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
+	if (drafts) {
+		/* a listing: the agent to list, and the config */
+		if (gen || is.ntargets != 0 || is.tool != NULL ||
+		    is.text_arg != NULL || is.text_file != NULL ||
+		    is.draft != NULL || is.ttl_arg != NULL || keyarg != NULL ||
+		    is.yes)
+			usage();
+		return do_drafts(&is);
+	}
 	if (gen && (is.agent != NULL || is.ntargets != 0 || is.tool != NULL ||
 	    is.text_arg != NULL || is.text_file != NULL ||
-	    is.ttl_arg != NULL || is.cfgpath != NULL || is.yes))
+	    is.draft != NULL || is.ttl_arg != NULL || is.cfgpath != NULL ||
+	    is.yes))
 		usage();
 	if (!gen && (is.agent == NULL || is.ntargets == 0 ||
-	    (is.text_arg == NULL) == (is.text_file == NULL)))
+	    (is.text_arg != NULL) + (is.text_file != NULL) +
+	    (is.draft != NULL) != 1))
 		usage();
 	if (is.tool == NULL)
 		is.tool = DEFAULT_TOOL;

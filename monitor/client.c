@@ -19,6 +19,7 @@
 
 #include "bounds.h"
 #include "buf.h"
+#include "builtin.h"
 #include "client.h"
 #include "conffile.h"
 #include "decide.h"
@@ -242,6 +243,9 @@ c_tools_list(struct session *s, struct rpc *m, const struct method_handler *h)
 		invalid_params(s, m, "unknown cursor");
 		return;
 	}
+	/* bouncer's own tools the agent is granted, on the last page */
+	if (value_get(res, "nextCursor") == NULL)
+		builtin_list(s, value_get(res, "tools"));
 	client_send_result(s, &m->id, res);
 }
 

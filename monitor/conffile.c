@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conffile.h"
 #include "err.h"
@@ -591,6 +592,18 @@ config_set_command(struct config *c, const char *name, char **argv)
 	for (i = 0; i < n; i++)
 		u->args[i] = xstrdup(argv[i + 1]);
 	u->nargs = n;
+}
+
+void
+config_env_state_dir(struct config *c)
+{
+	const char *env;
+
+	if ((env = getenv("BOUNCER_STATE_DIR")) != NULL && *env != '\0' &&
+	    getuid() == geteuid() && getgid() == getegid()) {
+		free(c->state_dir);
+		c->state_dir = xstrdup(env);
+	}
 }
 
 void

@@ -59,5 +59,9 @@ void	config_set_upstream(struct config *, struct upstream_cfg *u);
 void	config_upstream_free(struct upstream_cfg *);
 int	config_upstream_name_ok(const char *);
 void	config_free(struct config *);
+/* BOUNCER_STATE_DIR, when set and the program is not setgid, replaces
+ * state_dir (DESIGN 1.1): every program finds the monitor's database
+ * the same way. */
+void	config_env_state_dir(struct config *);
 
 #endif /* BNC_CONFFILE_H */

@@ -329,6 +329,35 @@ consent_check(const char *token, size_t len, const struct consent_keys *ks,
 	return -1;
 }
 
+/* notion:<page-id> or github:<owner>/<repo>#<number>, as the agent
+ * will pass it: the monitor compares the bytes. */
+int
+consent_work_target(const char *t)
+{
+	const char *p;
+	size_t n;
+
+	if (strncmp(t, "notion:", 7) == 0) {
+		p = t + 7;
+		n = strspn(p, "0123456789abcdefABCDEF-");
+		return n > 0 && p[n] == '\0' ? 0 : -1;
+	}
+	if (strncmp(t, "github:", 7) != 0)
+		return -1;
+	p = t + 7;
+	if ((n = strspn(p, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")) == 0 || p[n] != '/')
+		return -1;
+	p += n + 1;
+	if ((n = strspn(p, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")) == 0 || p[n] != '#')
+		return -1;
+	p += n + 1;
+	if (*p < '1' || *p > '9' || p[strspn(p, "0123456789")] != '\0')
+		return -1;
+	return 0;
+}
+
 /* ---- key files ------------------------------------------------------ */
 
 /*

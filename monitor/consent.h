@@ -112,6 +112,12 @@ struct consent_want {
 int	 consent_check(const char *token, size_t len,
 	    const struct consent_keys *, const struct consent_want *,
 	    struct consent *out, const char **why);
+/*
+ * 0 if t is a work-system target as DESIGN 7 spells it:
+ * notion:<page-id> (hex and dashes) or github:<owner>/<repo>#<number>;
+ * else -1.  Targets are compared as bytes, so one spelling is allowed.
+ */
+int	 consent_work_target(const char *t);
 /* Decodes a token without checking its signature (for display). */
 int	 consent_decode(const char *token, size_t len, struct consent *out);
 

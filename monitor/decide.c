@@ -1332,6 +1332,31 @@ static void decide_tool(struct decide_ctx *, const char *,
 static int check_consent(struct decide_ctx *, const char *,
     const struct tool_policy *, const struct value *, struct decision *);
 
+int
+decide_budget(struct decide_ctx *dc, const char *name, long long max,
+    int flags, struct decision *d)
+{
+	struct budget *bg;
+	struct buf *b;
+
+	if (max < 0 || !(flags & DECIDE_COUNT_BUDGET))
+		return 0;
+	if ((bg = budget_slot(dc, name)) == NULL) {
+		set(d, VERDICT_DENY, "budget", "too many budgets");
+		return 1;
+	}
+	if (++bg->count > max) {
+		b = buf_new();
+		repr(b, name, strlen(name));
+		buf_put_u8(b, '\0');
+		set(d, VERDICT_DENY, "budget", "call budget %lld for %s "
+		    "exceeded", max, (const char *)buf_ptr(b));
+		buf_free(b);
+		return 1;
+	}
+	return 0;
+}
+
 void
 decide_call(struct decide_ctx *dc, const char *name,
     const struct tool_entry *e, const struct value *args, int flags,
@@ -1454,8 +1479,6 @@ decide_tool(struct decide_ctx *dc, const char *name,
 	const struct tool_policy *pol;
 	const struct value *schema;
 	const char *why;
-	struct budget *bg;
-	struct buf *b;
 	long long max, amax;
 	size_t i;
 
@@ -1515,21 +1538,8 @@ decide_tool(struct decide_ctx *dc, const char *name,
 	if (dc->agent != NULL && (amax = registry_budget(dc->agent,
 	    name)) >= 0 && (max < 0 || amax < max))
 		max = amax;
-	if (max >= 0 && (flags & DECIDE_COUNT_BUDGET)) {
-		if ((bg = budget_slot(dc, name)) == NULL) {
-			set(d, VERDICT_DENY, "budget", "too many budgets");
-			return;
-		}
-		if (++bg->count > max) {
-			b = buf_new();
-			repr(b, name, strlen(name));
-			buf_put_u8(b, '\0');
-			set(d, VERDICT_DENY, "budget", "call budget %lld for %s "
-			    "exceeded", max, (const char *)buf_ptr(b));
-			buf_free(b);
-			return;
-		}
-	}
+	if (decide_budget(dc, name, max, flags, d))
+		return;
 	/* 3b. consent: a human signed this exact text for this target;
 	 * everything after sees the arguments without the token */
 	if (pol->consent_text != NULL) {

@@ -98,6 +98,13 @@ void	decide_call(struct decide_ctx *, const char *name,
 	    const struct tool_entry *entry, const struct value *args,
 	    int flags, struct decision *);
 void	decision_clear(struct decision *);
+/*
+ * Spends one of name's max calls this session (-1: no bound) if flags
+ * say it is a new call: 0, or 1 with d a budget deny.  (decide_call's
+ * step 3, for the calls of bouncer's own tools too.)
+ */
+int	decide_budget(struct decide_ctx *, const char *name, long long max,
+	    int flags, struct decision *);
 /* Records what a forwarded request returned as untrusted (taint). */
 void	decide_result(struct decide_ctx *, const struct tool_entry *,
 	    const struct value *result);

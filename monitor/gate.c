@@ -26,6 +26,7 @@
 #include "audit.h"
 #include "bounds.h"
 #include "buf.h"
+#include "builtin.h"
 #include "client.h"
 #include "conffile.h"
 #include "decide.h"
@@ -123,7 +124,7 @@ static int
 record_nonce(struct session *s, const char *tool, const char *upstream,
     const struct value *args, const char *verdict, const char *contract,
     const char *reason, const char *const *sinks, size_t nsinks,
-    const char *nonce)
+    const char *nonce, int64_t *seqp)
 {
 	struct audit_row row;
 	char cut[BNC_AUDIT_FIELD_MAX + 1];
@@ -148,6 +149,8 @@ record_nonce(struct session *s, const char *tool, const char *upstream,
 			    tool);
 		return r;
 	}
+	if (seqp != NULL)
+		*seqp = seq;
 	return 0;
 }
 
@@ -157,7 +160,7 @@ record(struct session *s, const char *tool, const char *upstream,
     const char *reason, const char *const *sinks, size_t nsinks)
 {
 	return record_nonce(s, tool, upstream, args, verdict, contract, reason,
-	    sinks, nsinks, NULL);
+	    sinks, nsinks, NULL, NULL);
 }
 
 void
@@ -184,7 +187,7 @@ gate_audit_identity(struct session *s)
 /* Records the decision; an unrecordable decision becomes a deny. */
 static void
 record_decision(struct session *s, const char *tool, const char *upstream,
-    const struct value *args, struct decision *d)
+    const struct value *args, struct decision *d, int64_t *seqp)
 {
 	int r;
 
@@ -196,7 +199,7 @@ record_decision(struct session *s, const char *tool, const char *upstream,
 	r = record_nonce(s, tool, upstream, args, verdict_name(d->verdict),
 	    d->contract, d->reason, (const char *const *)d->sinks, d->nsinks,
 	    d->verdict == VERDICT_ALLOW && d->nonce[0] != '\0' ? d->nonce :
-	    NULL);
+	    NULL, seqp);
 	if (r == 0)
 		return;
 	if (r == -BNC_ERR_USED) {
@@ -582,7 +585,7 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 	    ask_need(tool, params, &d) : 0);
 	if (d.verdict == VERDICT_ALLOW)
 		room_to_send(s, params, &d);
-	record_decision(s, tool, e != NULL ? e->up->name : NULL, args, &d);
+	record_decision(s, tool, e != NULL ? e->up->name : NULL, args, &d, NULL);
 	switch (d.verdict) {
 	case VERDICT_ALLOW:
 		gate_forward(s, e, cid, params, d.strip_consent);
@@ -617,6 +620,33 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 	decision_clear(&d);
 }
 
+/*
+ * A call of one of bouncer's own tools: decided and recorded like any
+ * call, then carried out here (builtin.c); nothing reaches an upstream.
+ */
+static void
+builtin_call(struct session *s, struct rpc *m, const char *name)
+{
+	const struct value *args = value_get(m->params, "arguments");
+	char why[BNC_REASON_MAX];
+	struct decision d;
+	struct value *res;
+	int64_t seq = 0;
+
+	builtin_decide(s, name, args, DECIDE_COUNT_BUDGET, &d);
+	record_decision(s, name, NULL, args, &d, &seq);
+	if (d.verdict != VERDICT_ALLOW)
+		deny_call(s, &m->id, name, d.contract, d.reason);
+	else if ((res = builtin_run(s, name, args, seq, why,
+	    sizeof(why))) == NULL) {
+		/* allowed, recorded, and then it failed: say so twice */
+		gate_audit_event(s, "not-done", why);
+		client_send_result(s, &m->id, blocked_result(why));
+	} else
+		client_send_result(s, &m->id, res);
+	decision_clear(&d);
+}
+
 void
 gate_tool_call(struct session *s, struct rpc *m)
 {
@@ -624,6 +654,10 @@ gate_tool_call(struct session *s, struct rpc *m)
 	struct upstream *up;
 	struct decision d;
 
+	if (builtin_offered(s, name)) {
+		builtin_call(s, m, name);
+		return;
+	}
 	if ((up = unsettled(s, name)) != NULL) {
 		if (hold(up, m, NULL, 0, &why) == 0) {
 			debug("%s: held until %s's tools are re-read", name,
@@ -635,7 +669,7 @@ gate_tool_call(struct session *s, struct rpc *m)
 		d.contract = "pinning";
 		snprintf(d.reason, sizeof(d.reason), "%s", why);
 		record_decision(s, name, up->name,
-		    value_get(m->params, "arguments"), &d);
+		    value_get(m->params, "arguments"), &d, NULL);
 		deny_call(s, &m->id, name, d.contract, d.reason);
 		return;
 	}
@@ -704,7 +738,7 @@ request_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 	if (d.verdict == VERDICT_ALLOW)
 		room_to_send(s, params, &d);
 	record_decision(s, method, req.up != NULL && req.listed !=
-	    LISTED_CONTESTED ? req.up->name : NULL, params, &d);
+	    LISTED_CONTESTED ? req.up->name : NULL, params, &d, NULL);
 	switch (d.verdict) {
 	case VERDICT_ALLOW:
 		route_forward(s, req.up, method, cid, params);
@@ -771,7 +805,7 @@ gate_note(struct session *s, struct upstream *up, const char *method,
 		    up->name, refused);
 	} else
 		room_to_send(s, params, &d);
-	record_decision(s, method, up->name, params, &d);
+	record_decision(s, method, up->name, params, &d, NULL);
 	*contract = d.contract;
 	memcpy(why, d.reason, sizeof(d.reason));
 	return d.verdict == VERDICT_ALLOW ? 0 : -1;

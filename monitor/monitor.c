@@ -273,7 +273,7 @@ main(int argc, char **argv)
 	struct config cfg;
 	struct session sess;
 	enum bnc_loglevel level = LOG_LEVEL_INFO;
-	const char *cfgpath = NULL, *name = "upstream", *env;
+	const char *cfgpath = NULL, *name = "upstream";
 	const char *upolicy = NULL, *mcpfile = NULL, *mcpname = NULL;
 	struct audit *audit = NULL;
 	struct child_env cenv;
@@ -338,11 +338,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "bouncer-monitor: %s\n", err);
 		exit(1);
 	}
-	if ((env = getenv("BOUNCER_STATE_DIR")) != NULL && *env != '\0' &&
-	    getuid() == geteuid() && getgid() == getegid()) {
-		free(cfg.state_dir);
-		cfg.state_dir = xstrdup(env);
-	}
+	config_env_state_dir(&cfg);
 	if ((mcpfile == NULL) != (mcpname == NULL)) {
 		fprintf(stderr, "bouncer-monitor: -c and -u go together\n");
 		exit(1);

@@ -188,6 +188,14 @@ builtin(const char *tool)
 	return NULL;
 }
 
+int
+registry_builtin_tier(const char *tool)
+{
+	const struct builtin_tool *b;
+
+	return tool != NULL && (b = builtin(tool)) != NULL ? b->tier : -1;
+}
+
 /*
  * The forbidden set, beyond what policy_forbidden(pol) knows: the
  * caller's extra names, and for every qualified name ("upstream:tool")

@@ -89,6 +89,12 @@ const struct registry_agent *registry_agent(const struct registry *,
 int	registry_grants(const struct registry_agent *, const char *tool);
 /* The agent's budget for tool, in calls per session; -1 for none. */
 long long registry_budget(const struct registry_agent *, const char *tool);
+/*
+ * The lowest tier that may call bouncer's own tool of that name (DESIGN
+ * 7: read_tasks ... send_external_message), or -1: not one of them.
+ * This table is the one list of the built-in names.
+ */
+int	registry_builtin_tier(const char *tool);
 /* "T0".."T3"; NULL for any other number. */
 const char *registry_tier_name(int tier);
 

@@ -331,9 +331,15 @@ check_name(struct session *s, struct tool_entry *e)
 			    "of upstream %s", s->ups[i].name, s->ups[i].name);
 			return;
 		}
-	if (strlen(e->exposed) > BNC_TOOL_NAME_MAX)
+	if (strlen(e->exposed) > BNC_TOOL_NAME_MAX) {
 		withhold(e, "with its upstream's prefix the name is longer "
 		    "than %d bytes", BNC_TOOL_NAME_MAX);
+		return;
+	}
+	/* with a registry, the built-in names are bouncer's (DESIGN 7) */
+	if (s->registry != NULL && registry_builtin_tier(e->exposed) >= 0)
+		withhold(e, "'%s' is the name of one of bouncer's own tools",
+		    e->exposed);
 }
 
 /*

@@ -237,12 +237,15 @@ head -c 65536 /dev/zero | tr '\0' a >"$TESTDIR/long"
 sign -y -a ci-bot -t "$TARGET" -F "$TESTDIR/long" -k "$KEY" -f "$CFG"
 verdict ok ci-bot "$TOOL" "$TARGET" "$TESTDIR/long"
 
-# --- later slices are not here yet: usage errors ---------------------
-for o in --pending --drafts '--approve 1' '--deny 1'; do
+# --- the out-of-band asks are not here yet: usage errors -------------
+for o in --pending '--approve 1' '--deny 1'; do
 	# shellcheck disable=SC2086
 	refused "usage:" $o
 done
-refused "usage:" -y -a ci-bot -t "$TARGET" -D 1 -k "$KEY"
+# one text only, and --drafts signs nothing (regress/drafts.sh has more)
+refused "usage:" -y -a ci-bot -t "$TARGET" -D 1 -m x -k "$KEY"
 refused "usage:" -y -a ci-bot -t "$TARGET" -m x -F "$TEXT" -k "$KEY"
+refused "usage:" --drafts -y
+refused "usage:" --drafts -t "$TARGET"
 
 pass
