@@ -234,12 +234,26 @@ consent_sign(struct consent *c, const uint8_t sk[64], char **tokenp)
 	return 0;
 }
 
-/* base64url, no padding, the whole of [s, s + n): else -1 */
+/*
+ * base64url, no padding, the whole of [s, s + n): else -1.  Every byte
+ * is checked against the alphabet first: libsodium 1.0.18 reads a byte
+ * of 0x80 and above as '_' (63), which would give one token many
+ * spellings (any '_' of a valid token replaced by any such byte, "__"
+ * by a UTF-8 letter, and still accepted).
+ */
 static int
 unb64(const char *s, size_t n, uint8_t *out, size_t max, size_t *outlen)
 {
 	const char *end;
+	size_t i;
+	char c;
 
+	for (i = 0; i < n; i++) {
+		c = s[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '_'))
+			return -1;
+	}
 	if (n == 0 || sodium_base642bin(out, max, s, n, NULL, outlen, &end,
 	    B64) != 0 || end != s + n)
 		return -1;

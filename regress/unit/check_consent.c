@@ -188,6 +188,7 @@ START_TEST(test_malformed)
 	char *t = token("ci-bot", "post", "notion:abc", "Shipped in 1.4",
 	    NOW, 600), *u;
 	size_t n = strlen(t);
+	int i;
 
 	/* truncated anywhere */
 	u = strndup(t, n - 1);
@@ -221,6 +222,16 @@ START_TEST(test_malformed)
 			ck_assert_str_eq(check(u), CONSENT_MALFORMED);
 			break;
 		}
+	free(u);
+	/* a byte outside the alphabet (libsodium 1.0.18 reads 0x80 and
+	 * above as '_'), in the signature: malformed, never "bad signature"
+	 * (nor accepted, where the byte replaced a '_') */
+	u = strdup(t);
+	n = strlen(u);
+	for (i = 0x80; i <= 0xff; i++) {
+		u[n - 2] = (char)i;
+		ck_assert_str_eq(check(u), CONSENT_MALFORMED);
+	}
 	free(u);
 	free(t);
 }
