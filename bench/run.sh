@@ -11,7 +11,8 @@
 # Environment: BENCH_CALLS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_INFLIGHT
 # override the defaults; BENCH_PLACEMENTS the placements run with
 # audit.sync normal (default "split one free"; one CPU: "one free"), see
-# bench/latency -p; further arguments go to bench/latency before its
+# bench/latency -p; BENCH_TOKENS the tokens of bench/consent (2000); further
+# arguments go to bench/latency before its
 # `--`.  Every run is the gated path: a tool that goes through the whole
 # contract engine (sink gate, pattern, audit row), with audit.sync normal
 # in each placement, then full in the first.  Uses the build tree
@@ -122,6 +123,14 @@ fi
 if test "$rc" -eq 0; then
 	echo "== taint index lookups"
 	"$top_builddir/bench/taint"
+	rc=$?
+fi
+# bench/consent: consent_check alone and with the nonce's audit row, sync
+# normal and full (DESIGN 11: <= 200 us with normal); every token is then
+# replayed and must be refused.  BENCH_TOKENS overrides the count.
+if test "$rc" -eq 0; then
+	echo "== consent verification"
+	"$top_builddir/bench/consent" -n "${BENCH_TOKENS:-2000}"
 	rc=$?
 fi
 exit "$rc"
