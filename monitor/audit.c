@@ -788,6 +788,25 @@ pragma_text(sqlite3 *db, const char *sql, char *out, size_t outlen)
 	return rc;
 }
 
+/*
+ * PRAGMA journal_mode = WAL, waiting as the busy timeout would: while
+ * another process creates the same new database, SQLite fails the
+ * switch at once with SQLITE_BUSY rather than calling the busy handler,
+ * and monitors that start together must all start.
+ */
+static int
+wal_mode(sqlite3 *db, char *mode, size_t len)
+{
+	int rc, waited;
+
+	for (waited = 0; ; waited += 10) {
+		rc = pragma_text(db, "PRAGMA journal_mode = WAL", mode, len);
+		if ((rc & 0xff) != SQLITE_BUSY || waited >= BNC_AUDIT_BUSY_MS)
+			return rc;
+		usleep(10 * 1000);
+	}
+}
+
 /* Creates the schema, or checks that an existing one is ours. */
 static int
 setup_schema(sqlite3 *db, char *err, size_t errlen)
@@ -887,8 +906,7 @@ audit_open(const char *state_dir, enum audit_sync sync, int record_full,
 		r = -BNC_ERR_SYS;
 		goto out;
 	}
-	if ((rc = pragma_text(a->db, "PRAGMA journal_mode = WAL", mode,
-	    sizeof(mode))) != SQLITE_OK)
+	if ((rc = wal_mode(a->db, mode, sizeof(mode))) != SQLITE_OK)
 		goto sqlfail;
 	if (strcmp(mode, "wal") != 0) {
 		seterr(err, errlen, "%s: cannot use WAL (journal mode %s)",

@@ -3,9 +3,11 @@
 # regress/consent-race.sh - two monitor processes on one state
 # directory race for each of 1000 consent tokens (DESIGN 7: exactly one
 # wins).  Both sessions get the same 1000 calls of a consent-gated tool,
-# each with its own token, pipelined in the same order, and run at
-# once: for every token exactly one session forwards its call and the
-# other refuses it as replayed; the upstreams together get 1000 calls.
+# each with its own token, pipelined (one in order, the other in
+# reverse, so that they contend where they meet), and run at once: for
+# every token exactly one session forwards its call and the other
+# refuses it as replayed; the upstreams together get 1000 calls.
+# (check_audit races two processes for every single nonce.)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -31,29 +33,49 @@ cat >"$TESTDIR/policy.yaml" <<'YAML'
 post: { consent: { text: text, target: [chan] } }
 YAML
 
-# the same requests for both: initialize, then N calls, each with its
-# own token (the implicit agent "-": no registry)
-{
-	printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"race","version":"1"}}}'
-	printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-	for i in $(seq "$N"); do
-		tok=$("$ISSUE" -y -k "$TESTDIR/admin.key" -f "$TESTDIR/a.yaml" \
-		    -a - -T post -t chan=ops -m "note $i" 2>/dev/null) ||
-		    fail "signing token $i failed"
-		printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"post","arguments":{"chan":"ops","text":"note %d","consent_token":"%s"}}}\n' \
-		    "$i" "$i" "$tok"
-	done
-} >"$TESTDIR/requests"
+# the same calls for both: N calls, each with its own token (the
+# implicit agent "-": no registry); a sends them in order, b in reverse,
+# so that the two meet and contend, whichever starts first
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"race","version":"1"}}}' \
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+    >"$TESTDIR/head"
+for i in $(seq "$N"); do
+	tok=$("$ISSUE" -y -k "$TESTDIR/admin.key" -f "$TESTDIR/a.yaml" \
+	    -a - -T post -t chan=ops -m "note $i" 2>/dev/null) ||
+	    fail "signing token $i failed"
+	printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"post","arguments":{"chan":"ops","text":"note %d","consent_token":"%s"}}}\n' \
+	    "$i" "$i" "$tok"
+done >"$TESTDIR/calls"
+cat "$TESTDIR/head" "$TESTDIR/calls" >"$TESTDIR/a.requests"
+cat "$TESTDIR/head" - <<<"$(tac "$TESTDIR/calls")" >"$TESTDIR/b.requests"
 
+# feed U: the requests, then the client's input stays open until its
+# session has answered all of them (an EOF right away would start the
+# session's end while the upstream still works through the calls, and
+# its grace may run out on a loaded machine)
+feed() {
+	local i=0
+
+	cat "$TESTDIR/$1.requests"
+	while [ "$(wc -l <"$TESTDIR/$1.out")" -lt $((N + 1)) ]; do
+		i=$((i + 1))
+		[ "$i" -lt 1200 ] || break	# 120 s: the test fails below
+		sleep 0.1
+	done
+}
 # both at once, racing on every nonce
-"$MONITOR" -f "$TESTDIR/a.yaml" <"$TESTDIR/requests" >"$TESTDIR/a.out" \
-    2>>"$MONLOG" &
+: >"$TESTDIR/a.out"
+: >"$TESTDIR/b.out"
+feed a | "$MONITOR" -f "$TESTDIR/a.yaml" >"$TESTDIR/a.out" 2>>"$MONLOG" &
 pa=$!
-"$MONITOR" -f "$TESTDIR/b.yaml" <"$TESTDIR/requests" >"$TESTDIR/b.out" \
-    2>>"$MONLOG" &
+feed b | "$MONITOR" -f "$TESTDIR/b.yaml" >"$TESTDIR/b.out" 2>>"$MONLOG" &
 pb=$!
 wait "$pa" || fail "monitor a exited $?"
 wait "$pb" || fail "monitor b exited $?"
+[ "$(wc -l <"$TESTDIR/a.out")" = $((N + 1)) ] &&
+    [ "$(wc -l <"$TESTDIR/b.out")" = $((N + 1)) ] ||
+    fail "not every call was answered: $(wc -l <"$TESTDIR/a.out") and \
+$(wc -l <"$TESTDIR/b.out") lines for $((N + 1)) requests"
 
 won() {	# OUT: the ids its session forwarded
 	jq -r 'select(.id != 0 and (.result.isError | not) and .result != null)

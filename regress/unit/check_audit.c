@@ -753,6 +753,49 @@ START_TEST(test_nonce_race)
 }
 END_TEST
 
+/*
+ * Monitors that start together on a state directory with no log yet
+ * all open it: the first creates it, the others wait for it (SQLite
+ * does not always call the busy handler while the journal mode
+ * changes).  Eight processes, twenty rounds, each on a fresh directory.
+ */
+START_TEST(test_open_together)
+{
+	struct audit *a;
+	char sd[400], c;
+	pid_t pid[8];
+	int go[2], round, k, st;
+
+	for (round = 0; round < 20; round++) {
+		snprintf(sd, sizeof(sd), "%s/fresh%d", dir, round);
+		ck_assert_int_eq(pipe(go), 0);
+		for (k = 0; k < 8; k++) {
+			if ((pid[k] = fork()) == 0) {
+				if (read(go[0], &c, 1) != 1)
+					_exit(3);
+				if (audit_open(sd, AUDIT_SYNC_NORMAL, 0, &a,
+				    err, sizeof(err)) != 0) {
+					fprintf(stderr, "open %d: %s\n", k, err);
+					_exit(2);
+				}
+				audit_close(a);
+				_exit(0);
+			}
+			ck_assert_int_ne(pid[k], -1);
+		}
+		ck_assert_int_eq(write(go[1], "gggggggg", 8), 8);
+		close(go[0]);
+		close(go[1]);
+		for (k = 0; k < 8; k++) {
+			ck_assert_int_eq(waitpid(pid[k], &st, 0), pid[k]);
+			ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			    "round %d: process %d could not open the log "
+			    "(status %d)", round, k, st);
+		}
+	}
+}
+END_TEST
+
 static double
 now_us(void)
 {
@@ -1178,6 +1221,7 @@ audit_suite(void)
 	tcase_add_test(tc, test_two_processes);
 	tcase_add_test(tc, test_nonce_once);
 	tcase_add_test(tc, test_nonce_race);
+	tcase_add_test(tc, test_open_together);
 	tcase_add_test(tc, test_append_cost);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("limits");
