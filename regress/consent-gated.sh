@@ -82,9 +82,12 @@ SHORT=$(sign carrier 'Shipped in 1.4' -e 1s)
 SPELL=$("$ISSUE" -y -k "$TESTDIR/admin.key" -f "$TESTDIR/bouncer.yaml" \
     -a carrier -T add_issue_comment -t owner=corp -t repo=app \
     -t 'issue_number="12"' -m 'Shipped in 1.4' 2>/dev/null)
-# one character of the signature changed, still base64url
-FORGED=${GOOD%?}
-case ${GOOD: -1} in A) FORGED=${FORGED}B ;; *) FORGED=${FORGED}A ;; esac
+# one character of the signature changed, still base64url: its first,
+# whose six bits are all the signature's (the last one's low bits are
+# padding, and a change there is a malformed token, not a bad signature)
+SIGPART=${GOOD##*.}
+case ${SIGPART:0:1} in A) c=B ;; *) c=A ;; esac
+FORGED=${GOOD%.*}.$c${SIGPART:1}
 
 BOUNCER_AGENT_TOKEN=$TOKEN start_monitor -f "$TESTDIR/bouncer.yaml"
 handshake
