@@ -122,6 +122,10 @@
 #define BNC_SWEEP_ARGS_MAX	1024		/* arguments a sweeping call may have */
 #define BNC_ASK_TIMEOUT_DEFAULT	120		/* asks.timeout: seconds a human may take */
 #define BNC_ASK_TIMEOUT_MAX	3600
+#define BNC_OOB_POLL_MS		200		/* ms between looks for out-of-
+						 * band answers (gate.c) */
+#define BNC_OOB_ARGS_MAX	(1024 * 1024)	/* bytes of canonical arguments
+						 * an out-of-band ask binds */
 #define BNC_ROUTES_MAX		65536		/* resource URIs and prompt names remembered */
 
 /* resource templates (RFC 6570; monitor/uritemplate.c, route.c) */

@@ -154,9 +154,56 @@ static const char schema_sql[] =
 	" BEGIN SELECT RAISE(ABORT, 'drafts are append-only'); END;"
 	"CREATE TRIGGER IF NOT EXISTS drafts_no_delete"
 	" BEFORE DELETE ON drafts"
-	" BEGIN SELECT RAISE(ABORT, 'drafts are append-only'); END;";
+	" BEGIN SELECT RAISE(ABORT, 'drafts are append-only'); END;"
+	/*
+	 * Out-of-band asks (DESIGN 5, 7): calls waiting for the admin, and
+	 * the admin's answers.  The database is the one channel every
+	 * monitor and bouncer-issue-consent share; what an answer is worth
+	 * is its signature, which the monitor checks, never the row.  An id
+	 * is never reused (no row leaves), and an ask has one answer.
+	 */
+	"CREATE TABLE IF NOT EXISTS oob_asks ("
+	" id INTEGER PRIMARY KEY,"
+	" session TEXT NOT NULL,"
+	" agent TEXT NOT NULL,"
+	" tool TEXT NOT NULL,"
+	" args TEXT NOT NULL,"
+	" args_sha256 TEXT NOT NULL,"
+	" reason TEXT NOT NULL,"
+	" created INTEGER NOT NULL,"
+	" expires INTEGER NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS oob_answers ("
+	" ask_id INTEGER NOT NULL UNIQUE,"
+	" verdict TEXT NOT NULL CHECK (verdict IN ('approve', 'deny',"
+	" 'withdrawn')),"
+	" signature TEXT,"
+	" key_id TEXT,"
+	" time TEXT NOT NULL);"
+	"CREATE TRIGGER IF NOT EXISTS oob_asks_no_update"
+	" BEFORE UPDATE ON oob_asks"
+	" BEGIN SELECT RAISE(ABORT, 'asks are append-only'); END;"
+	"CREATE TRIGGER IF NOT EXISTS oob_asks_no_delete"
+	" BEFORE DELETE ON oob_asks"
+	" BEGIN SELECT RAISE(ABORT, 'asks are append-only'); END;"
+	"CREATE TRIGGER IF NOT EXISTS oob_asks_no_replace"
+	" BEFORE INSERT ON oob_asks"
+	" WHEN EXISTS (SELECT 1 FROM oob_asks WHERE id = NEW.id)"
+	" BEGIN SELECT RAISE(ABORT, 'asks are append-only'); END;"
+	"CREATE TRIGGER IF NOT EXISTS oob_answers_no_update"
+	" BEFORE UPDATE ON oob_answers"
+	" BEGIN SELECT RAISE(ABORT, 'answers are append-only'); END;"
+	"CREATE TRIGGER IF NOT EXISTS oob_answers_no_delete"
+	" BEFORE DELETE ON oob_answers"
+	" BEGIN SELECT RAISE(ABORT, 'answers are append-only'); END;"
+	"CREATE TRIGGER IF NOT EXISTS oob_answers_no_replace"
+	" BEFORE INSERT ON oob_answers"
+	" WHEN EXISTS (SELECT 1 FROM oob_answers WHERE ask_id = NEW.ask_id)"
+	" BEGIN SELECT RAISE(ABORT, 'answers are append-only'); END;";
 
 static int	draft_row(sqlite3_stmt *, struct audit_draft *);
+static char	*column_text(sqlite3_stmt *, int, size_t *);
+static int	harden(sqlite3 *);
+static int	pragma_text(sqlite3 *, const char *, char *, size_t);
 
 struct audit {
 	sqlite3		*db;
@@ -168,6 +215,8 @@ struct audit {
 	sqlite3_stmt	*nonce_used;
 	sqlite3_stmt	*nonce_insert;
 	sqlite3_stmt	*draft_insert;
+	sqlite3_stmt	*oob_insert;
+	sqlite3_stmt	*oob_answer;
 	int		 record_full;
 	struct buf	*canon;		/* canonical encoding of the args */
 	struct buf	*sinks;		/* rendered sinks object */
@@ -693,6 +742,214 @@ audit_draft_clear(struct audit_draft *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* ---- out-of-band asks ---------------------------------------------- */
+
+int
+audit_oob_ask_add(struct audit *a, const char *session, const char *agent,
+    const char *tool, const char *args, size_t len, const char *reason,
+    int64_t created, int64_t expires, int64_t *idp, uint8_t sha[32])
+{
+	char hex[AUDIT_HASH_HEX + 1];
+	int rc;
+
+	if (a == NULL || len > BNC_OOB_ARGS_MAX || !utf8_valid(args, len) ||
+	    memchr(args, '\0', len) != NULL || check_text(session, 1) != 0 ||
+	    check_text(agent, 1) != 0 || check_text(tool, 1) != 0 ||
+	    reason == NULL || !utf8_valid(reason, strlen(reason)))
+		return -BNC_ERR_BAD_FORMAT;
+	crypto_hash_sha256(sha, (const uint8_t *)args, len);
+	sodium_bin2hex(hex, sizeof(hex), sha, HASH_LEN);
+	if ((rc = sqlite3_bind_text(a->oob_insert, 1, session, -1,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(a->oob_insert, 2, agent, -1,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(a->oob_insert, 3, tool, -1,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(a->oob_insert, 4, args, (int)len,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(a->oob_insert, 5, hex, -1,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(a->oob_insert, 6, reason, -1,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_int64(a->oob_insert, 7, created)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_int64(a->oob_insert, 8, expires)) != SQLITE_OK)
+		goto out;
+	rc = step_done(a->oob_insert);
+	if (rc == SQLITE_OK)
+		*idp = sqlite3_last_insert_rowid(a->db);
+ out:
+	sqlite3_clear_bindings(a->oob_insert);
+	return sqlite_err(rc);
+}
+
+int
+audit_oob_answer_get(struct audit *a, int64_t id, struct audit_oob_answer *ans)
+{
+	int rc, r;
+
+	memset(ans, 0, sizeof(*ans));
+	if (a == NULL)
+		return -BNC_ERR_INTERNAL;
+	if ((rc = sqlite3_bind_int64(a->oob_answer, 1, id)) != SQLITE_OK)
+		return sqlite_err(rc);
+	if ((rc = sqlite3_step(a->oob_answer)) == SQLITE_ROW) {
+		/* a column that is not text is no answer of ours: NULL */
+		ans->verdict = column_text(a->oob_answer, 0, NULL);
+		ans->signature = column_text(a->oob_answer, 1, NULL);
+		ans->key_id = column_text(a->oob_answer, 2, NULL);
+		r = 0;
+	} else
+		r = rc == SQLITE_DONE ? -BNC_ERR_NOT_FOUND : sqlite_err(rc);
+	sqlite3_reset(a->oob_answer);
+	sqlite3_clear_bindings(a->oob_answer);
+	return r;
+}
+
+void
+audit_oob_answer_clear(struct audit_oob_answer *ans)
+{
+	free(ans->verdict);
+	free(ans->signature);
+	free(ans->key_id);
+	memset(ans, 0, sizeof(*ans));
+}
+
+#define OOB_SELECT \
+	"SELECT a.id, a.session, a.agent, a.tool, a.args, a.args_sha256, " \
+	"a.reason, a.created, a.expires, w.verdict FROM oob_asks a " \
+	"LEFT JOIN oob_answers w ON w.ask_id = a.id "
+
+static int
+oob_row(sqlite3_stmt *st, struct audit_oob_ask *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->id = sqlite3_column_int64(st, 0);
+	k->created = sqlite3_column_int64(st, 7);
+	k->expires = sqlite3_column_int64(st, 8);
+	if ((k->session = column_text(st, 1, NULL)) == NULL ||
+	    (k->agent = column_text(st, 2, NULL)) == NULL ||
+	    (k->tool = column_text(st, 3, NULL)) == NULL ||
+	    (k->args = column_text(st, 4, &k->args_len)) == NULL ||
+	    (k->args_sha256 = column_text(st, 5, NULL)) == NULL ||
+	    (k->reason = column_text(st, 6, NULL)) == NULL ||
+	    (sqlite3_column_type(st, 9) != SQLITE_NULL &&
+	    (k->answer = column_text(st, 9, NULL)) == NULL)) {
+		audit_oob_ask_clear(k);
+		return -BNC_ERR_BAD_FORMAT;
+	}
+	return 0;
+}
+
+int
+audit_oob_get(struct sqlite3 *db, int64_t id, struct audit_oob_ask *k)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	memset(k, 0, sizeof(*k));
+	if ((rc = sqlite3_prepare_v2(db, OOB_SELECT "WHERE a.id = ?1", -1,
+	    &st, NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_int64(st, 1, id)) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return sqlite_err(rc);
+	}
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		r = oob_row(st, k);
+	else
+		r = rc == SQLITE_DONE ? -BNC_ERR_NOT_FOUND : sqlite_err(rc);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int
+audit_oob_pending_each(struct sqlite3 *db, int64_t now,
+    int (*fn)(const struct audit_oob_ask *, void *), void *arg)
+{
+	struct audit_oob_ask k;
+	sqlite3_stmt *st = NULL;
+	int rc, r = 0;
+
+	if ((rc = sqlite3_prepare_v2(db, OOB_SELECT "WHERE w.ask_id IS NULL "
+	    "AND a.expires > ?1 ORDER BY a.id", -1, &st, NULL)) !=
+	    SQLITE_OK ||
+	    (rc = sqlite3_bind_int64(st, 1, now)) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return sqlite_err(rc);
+	}
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((r = oob_row(st, &k)) == 0)
+			r = fn(&k, arg);
+		audit_oob_ask_clear(&k);
+	}
+	if (r == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		r = sqlite_err(rc);
+	sqlite3_finalize(st);
+	return r;
+}
+
+void
+audit_oob_ask_clear(struct audit_oob_ask *k)
+{
+	free(k->session);
+	free(k->agent);
+	free(k->tool);
+	free(k->args);
+	free(k->args_sha256);
+	free(k->reason);
+	free(k->answer);
+	memset(k, 0, sizeof(*k));
+}
+
+static int
+oob_answer_put(sqlite3 *db, int64_t id, const char *verdict, const char *sig,
+    const char *key_id)
+{
+	char tbuf[AUDIT_TIME_LEN + 1];
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	now_time(tbuf);
+	if ((rc = sqlite3_prepare_v2(db, "INSERT INTO oob_answers (ask_id, "
+	    "verdict, signature, key_id, time) VALUES (?1, ?2, ?3, ?4, ?5)",
+	    -1, &st, NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_int64(st, 1, id)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(st, 2, verdict, -1,
+	    SQLITE_STATIC)) != SQLITE_OK ||
+	    (rc = sig != NULL ? sqlite3_bind_text(st, 3, sig, -1,
+	    SQLITE_STATIC) : sqlite3_bind_null(st, 3)) != SQLITE_OK ||
+	    (rc = key_id != NULL ? sqlite3_bind_text(st, 4, key_id, -1,
+	    SQLITE_STATIC) : sqlite3_bind_null(st, 4)) != SQLITE_OK ||
+	    (rc = sqlite3_bind_text(st, 5, tbuf, -1, SQLITE_STATIC)) !=
+	    SQLITE_OK)
+		goto out;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		rc = SQLITE_OK;
+ out:
+	sqlite3_finalize(st);
+	/* the UNIQUE column or the trigger: it has its answer already */
+	if ((rc & 0xff) == SQLITE_CONSTRAINT)
+		return -BNC_ERR_USED;
+	return sqlite_err(rc);
+}
+
+int
+audit_oob_answer_put(struct sqlite3 *db, int64_t id, const char *verdict,
+    const char *sig, const char *key_id)
+{
+	return oob_answer_put(db, id, verdict, sig, key_id);
+}
+
+/* A call that stopped waiting (cancelled, its session ended): the admin
+ * is told so, rather than approving what nobody waits for. */
+int
+audit_oob_withdraw(struct audit *a, int64_t id)
+{
+	if (a == NULL)
+		return -BNC_ERR_INTERNAL;
+	return oob_answer_put(a->db, id, "withdrawn", NULL, NULL);
+}
+
 const char *
 audit_errmsg(struct audit *a)
 {
@@ -935,7 +1192,12 @@ audit_open(const char *state_dir, enum audit_sync sync, int record_full,
 	    "time) VALUES (?1, ?2, ?3)", &a->nonce_insert)) != SQLITE_OK ||
 	    (rc = prepare(a->db, "INSERT INTO drafts (seq, time, session, "
 	    "agent, target, text, text_sha256) VALUES (?1, ?2, ?3, ?4, ?5, "
-	    "?6, ?7)", &a->draft_insert)) != SQLITE_OK)
+	    "?6, ?7)", &a->draft_insert)) != SQLITE_OK ||
+	    (rc = prepare(a->db, "INSERT INTO oob_asks (session, agent, tool, "
+	    "args, args_sha256, reason, created, expires) VALUES (?1, ?2, ?3, "
+	    "?4, ?5, ?6, ?7, ?8)", &a->oob_insert)) != SQLITE_OK ||
+	    (rc = prepare(a->db, "SELECT verdict, signature, key_id FROM "
+	    "oob_answers WHERE ask_id = ?1", &a->oob_answer)) != SQLITE_OK)
 		goto sqlfail;
 	*out = a;
 	a = NULL;
@@ -968,6 +1230,8 @@ audit_close(struct audit *a)
 	sqlite3_finalize(a->nonce_used);
 	sqlite3_finalize(a->nonce_insert);
 	sqlite3_finalize(a->draft_insert);
+	sqlite3_finalize(a->oob_insert);
+	sqlite3_finalize(a->oob_answer);
 	if (a->db != NULL) {
 		if (!sqlite3_get_autocommit(a->db))
 			sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
@@ -1004,6 +1268,51 @@ audit_open_readonly(const char *dbpath, struct sqlite3 **out, char *err,
 	if (rc != SQLITE_OK || (rc = harden(db)) != SQLITE_OK ||
 	    (rc = sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL,
 	    NULL)) != SQLITE_OK) {
+		seterr(err, errlen, "%s: %s", dbpath, db != NULL ?
+		    sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		r = sqlite_err(rc);
+		sqlite3_close(db);
+		return r != 0 ? r : -BNC_ERR_INTERNAL;
+	}
+	*out = db;
+	return 0;
+}
+
+int
+audit_open_answerer(const char *dbpath, struct sqlite3 **out, char *err,
+    size_t errlen)
+{
+	sqlite3 *db = NULL;
+	struct stat st;
+	char mode[32];
+	int rc, r;
+
+	*out = NULL;
+	if (lstat(dbpath, &st) == -1) {
+		seterr(err, errlen, "%s: %s", dbpath, strerror(errno));
+		return errno == ENOENT ? -BNC_ERR_NOT_FOUND : -BNC_ERR_SYS;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		seterr(err, errlen, "%s is not a regular file", dbpath);
+		return -BNC_ERR_BAD_FORMAT;
+	}
+	/* never created here: only a monitor makes the database */
+	rc = sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_PRIVATECACHE, NULL);
+	if (rc == SQLITE_OK && (rc = harden(db)) == SQLITE_OK &&
+	    (rc = pragma_text(db, "PRAGMA journal_mode = WAL", mode,
+	    sizeof(mode))) == SQLITE_OK && strcmp(mode, "wal") != 0) {
+		seterr(err, errlen, "%s: cannot use WAL (journal mode %s)",
+		    dbpath, mode);
+		sqlite3_close(db);
+		return -BNC_ERR_SYS;
+	}
+	if (rc == SQLITE_OK && sqlite3_db_readonly(db, "main") != 0) {
+		seterr(err, errlen, "%s is read-only to this user", dbpath);
+		sqlite3_close(db);
+		return -BNC_ERR_SYS;
+	}
+	if (rc != SQLITE_OK) {
 		seterr(err, errlen, "%s: %s", dbpath, db != NULL ?
 		    sqlite3_errmsg(db) : sqlite3_errstr(rc));
 		r = sqlite_err(rc);

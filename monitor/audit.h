@@ -128,6 +128,65 @@ int	audit_drafts_each(struct sqlite3 *, const char *agent,
 	    int (*fn)(const struct audit_draft *, void *), void *arg);
 void	audit_draft_clear(struct audit_draft *);
 
+/*
+ * Out-of-band asks (DESIGN 5, 7): a call that waits for the admin is
+ * registered in oob_asks (its canonical arguments without the consent
+ * token, their SHA-256, why it asks, and when the wait ends); the admin
+ * answers in oob_answers with bouncer-issue-consent.  Both tables are
+ * append-only, an ask has at most one answer, and an answer is only a
+ * claim: the monitor believes an approval for its signature alone.
+ */
+struct audit_oob_ask {
+	int64_t		 id;
+	char		*session;
+	char		*agent;
+	char		*tool;
+	char		*args;		/* canonical JSON */
+	size_t		 args_len;
+	char		*args_sha256;	/* hex */
+	char		*reason;	/* why it asks */
+	int64_t		 created;	/* seconds since the epoch */
+	int64_t		 expires;
+	char		*answer;	/* "approve", "deny", "withdrawn", or
+					 * NULL: no answer yet */
+};
+struct audit_oob_answer {
+	char		*verdict;	/* each NULL if absent or not text */
+	char		*signature;	/* hex */
+	char		*key_id;	/* hex */
+};
+/*
+ * The monitor registers a waiting call: 0 with its id in *idp and
+ * SHA-256(args) in sha, or a negative code (the call is then denied).
+ */
+int	audit_oob_ask_add(struct audit *, const char *session,
+	    const char *agent, const char *tool, const char *args, size_t len,
+	    const char *reason, int64_t created, int64_t expires,
+	    int64_t *idp, uint8_t sha[32]);
+/* The answer to ask id: 0, -BNC_ERR_NOT_FOUND while there is none. */
+int	audit_oob_answer_get(struct audit *, int64_t id,
+	    struct audit_oob_answer *);
+void	audit_oob_answer_clear(struct audit_oob_answer *);
+/* Says that nobody waits for ask id any more (its call was cancelled
+ * or its session ended). */
+int	audit_oob_withdraw(struct audit *, int64_t id);
+/*
+ * bouncer-issue-consent's side.  audit_open_answerer opens an existing
+ * database read-write (never creating it) with the writer's hardening,
+ * WAL and busy timeout.  audit_oob_get (-BNC_ERR_NOT_FOUND) and
+ * audit_oob_pending_each (unanswered, expires > now, in id order,
+ * until fn returns non-zero) read asks; audit_oob_answer_put inserts
+ * the answer, -BNC_ERR_USED if the ask has one.
+ */
+int	audit_open_answerer(const char *dbpath, struct sqlite3 **out,
+	    char *err, size_t errlen);
+int	audit_oob_get(struct sqlite3 *, int64_t id, struct audit_oob_ask *);
+int	audit_oob_pending_each(struct sqlite3 *, int64_t now,
+	    int (*fn)(const struct audit_oob_ask *, void *), void *arg);
+int	audit_oob_answer_put(struct sqlite3 *, int64_t id, const char *verdict,
+	    const char *sig, const char *key_id);
+void	audit_oob_ask_clear(struct audit_oob_ask *);
+
 /* Formats a time as the log stores it: RFC 3339 UTC with microseconds,
  * "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" (27 bytes and a NUL). */
 #define AUDIT_TIME_LEN		27

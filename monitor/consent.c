@@ -18,6 +18,10 @@
  * CONSENT_DOMAIN, a NUL byte and the payload.  Both parts are base64url
  * without padding; any other spelling is malformed, so one token has one
  * spelling.
+ *
+ * The same keys sign out-of-band approvals (approval_bytes below), over
+ * CONSENT_APPROVAL_DOMAIN instead: the two kinds of signed bytes start
+ * differently, so neither signature can stand for the other.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -341,6 +345,124 @@ consent_check(const char *token, size_t len, const struct consent_keys *ks,
 	else
 		return 0;
 	return -1;
+}
+
+/* ---- out-of-band approvals ----------------------------------------- */
+
+/*
+ * What an approval's signature covers: CONSENT_APPROVAL_DOMAIN and its
+ * NUL, then u64 ask id, u16 length and the agent, u16 length and the
+ * tool, the 32 bytes of SHA-256 of the canonical arguments, u64 expiry,
+ * all big-endian.  A token's bytes start with CONSENT_DOMAIN instead: a
+ * signature of one kind is never a signature of the other.
+ */
+#define APPROVAL_MAX	(sizeof(CONSENT_APPROVAL_DOMAIN) + 8 + \
+			    2 * (2 + BNC_AUDIT_FIELD_MAX) + 32 + 8)
+
+/* v as n bytes big-endian at p; returns p + n. */
+static uint8_t *
+put_be(uint8_t *p, uint64_t v, int n)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)(v & 0xff);
+	return p + n;
+}
+
+static int
+approval_bytes(const struct consent_approval *ap, uint8_t *out, size_t *lenp)
+{
+	size_t la = strlen(ap->agent), lt = strlen(ap->tool);
+	uint8_t *p = out;
+
+	if (la > BNC_AUDIT_FIELD_MAX || lt > BNC_AUDIT_FIELD_MAX)
+		return -BNC_ERR_TOO_LARGE;
+	memcpy(p, CONSENT_APPROVAL_DOMAIN, sizeof(CONSENT_APPROVAL_DOMAIN));
+	p += sizeof(CONSENT_APPROVAL_DOMAIN);
+	p = put_be(p, (uint64_t)ap->id, 8);
+	p = put_be(p, la, 2);
+	memcpy(p, ap->agent, la);
+	p = put_be(p + la, lt, 2);
+	memcpy(p, ap->tool, lt);
+	p += lt;
+	memcpy(p, ap->args_sha256, 32);
+	p = put_be(p + 32, (uint64_t)ap->expires, 8);
+	*lenp = (size_t)(p - out);
+	return 0;
+}
+
+int
+consent_approval_sign(const struct consent_approval *ap, const uint8_t sk[64],
+    char sig[CONSENT_SIG_HEX + 1], char key_id[CONSENT_KEY_ID_HEX + 1])
+{
+	uint8_t msg[APPROVAL_MAX], s[crypto_sign_BYTES];
+	uint8_t id[CONSENT_KEY_ID_LEN];
+	size_t n;
+	int r;
+
+	if ((r = approval_bytes(ap, msg, &n)) != 0)
+		return r;
+	crypto_sign_detached(s, NULL, msg, n, sk);
+	consent_key_id(sk + crypto_sign_SECRETKEYBYTES -
+	    crypto_sign_PUBLICKEYBYTES, id);
+	sodium_bin2hex(sig, CONSENT_SIG_HEX + 1, s, sizeof(s));
+	sodium_bin2hex(key_id, CONSENT_KEY_ID_HEX + 1, id, sizeof(id));
+	return 0;
+}
+
+/* Exactly n bytes of lowercase hex into out: 0, else -1. */
+static int
+unhex(const char *s, uint8_t *out, size_t n)
+{
+	size_t i, got;
+
+	if (s == NULL || strlen(s) != 2 * n)
+		return -1;
+	/* one spelling: sodium_hex2bin would take uppercase too */
+	for (i = 0; i < 2 * n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return -1;
+	if (sodium_hex2bin(out, n, s, 2 * n, NULL, &got, NULL) != 0 ||
+	    got != n)
+		return -1;
+	return 0;
+}
+
+int
+consent_approval_check(const struct consent_approval *ap, const char *key_id,
+    const char *sig, const struct consent_keys *ks, int64_t now,
+    const char **why)
+{
+	uint8_t msg[APPROVAL_MAX], s[crypto_sign_BYTES];
+	uint8_t id[CONSENT_KEY_ID_LEN];
+	const struct consent_key *k = NULL;
+	size_t n, i;
+
+	if (unhex(key_id, id, sizeof(id)) != 0 ||
+	    unhex(sig, s, sizeof(s)) != 0 ||
+	    approval_bytes(ap, msg, &n) != 0) {
+		*why = CONSENT_MALFORMED;
+		return -1;
+	}
+	for (i = 0; ks != NULL && i < ks->n; i++)
+		if (memcmp(ks->v[i].id, id, CONSENT_KEY_ID_LEN) == 0)
+			k = &ks->v[i];
+	if (k == NULL) {
+		*why = CONSENT_UNKNOWN_KEY;
+		return -1;
+	}
+	if (crypto_sign_verify_detached(s, msg, n, k->pk) != 0) {
+		*why = CONSENT_BAD_SIGNATURE;
+		return -1;
+	}
+	/* the ask waits while now < expires; its monitor gives up then */
+	if (now >= ap->expires) {
+		*why = CONSENT_EXPIRED;
+		return -1;
+	}
+	return 0;
 }
 
 /* notion:<page-id> or github:<owner>/<repo>#<number>, as the agent

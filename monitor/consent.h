@@ -121,4 +121,41 @@ int	 consent_work_target(const char *t);
 /* Decodes a token without checking its signature (for display). */
 int	 consent_decode(const char *token, size_t len, struct consent *out);
 
+/*
+ * Out-of-band approvals (DESIGN 7): the admin signs one waiting call,
+ * known by its ask id, for its agent and tool, the SHA-256 of its
+ * canonical arguments and the ask's expiry.  The signature covers
+ * CONSENT_APPROVAL_DOMAIN, a NUL and those fields, so that no consent
+ * token's signature passes for an approval, nor the reverse.  Signature
+ * and key id travel through the database as lowercase hex.
+ */
+#define CONSENT_APPROVAL_DOMAIN	"bouncer out-of-band approval v1"
+#define CONSENT_SIG_HEX		128	/* an Ed25519 signature, in hex */
+#define CONSENT_KEY_ID_HEX	(2 * CONSENT_KEY_ID_LEN)
+
+struct consent_approval {
+	int64_t		 id;		/* the ask's id in oob_asks */
+	const char	*agent;
+	const char	*tool;		/* the name the client called */
+	uint8_t		 args_sha256[32];
+	int64_t		 expires;	/* the ask's, seconds since the epoch */
+};
+
+/*
+ * Signs ap with sk: sig and key id in hex, NUL-terminated.  0, or
+ * -BNC_ERR_TOO_LARGE for an agent or tool over BNC_AUDIT_FIELD_MAX.
+ */
+int	 consent_approval_sign(const struct consent_approval *ap,
+	    const uint8_t sk[64], char sig[CONSENT_SIG_HEX + 1],
+	    char key_id[CONSENT_KEY_ID_HEX + 1]);
+/*
+ * 0 if sig (hex) is a signature of ap by the key of key_id (hex) among
+ * ks, and now is before ap->expires; else -1 with *why one of
+ * CONSENT_MALFORMED, CONSENT_UNKNOWN_KEY, CONSENT_BAD_SIGNATURE or
+ * CONSENT_EXPIRED.  Either string may be NULL (a row without one).
+ */
+int	 consent_approval_check(const struct consent_approval *ap,
+	    const char *key_id, const char *sig, const struct consent_keys *ks,
+	    int64_t now, const char **why);
+
 #endif /* BNC_CONSENT_H */
