@@ -1305,8 +1305,8 @@ check_declared(const struct tool_entry *e, const struct tool_policy *pol,
  * client worker that parses it and the client application together (a
  * hijacked parser can declare elicitation and accept every question), so
  * such a tool's asks never go to the client: they wait for a signed
- * out-of-band approval, which this release cannot take yet.  Until it
- * can, they are denied, saying so.
+ * out-of-band approval (gate.c), which comes from the admin's key
+ * through the database, never through the client.
  */
 static void
 require_signed(const struct tool_policy *pol, struct decision *d)
@@ -1319,11 +1319,8 @@ require_signed(const struct tool_policy *pol, struct decision *d)
 	snprintf(reason, sizeof(reason), "%.*s; needs a signed approval",
 	    (int)utf8_cut(d->reason, strlen(d->reason), BNC_REASON_MAX - 64),
 	    d->reason);
-	free(d->ask_param);
-	free(d->ask_value);
-	d->ask_param = d->ask_value = NULL;
-	d->ask_once = 0;
-	set(d, VERDICT_DENY, d->contract, "%s", reason);
+	set(d, VERDICT_ASK, d->contract, "%s", reason);
+	d->ask_signed = 1;
 }
 
 static void decide_tool(struct decide_ctx *, const char *,

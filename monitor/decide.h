@@ -77,6 +77,8 @@ struct decision {
 	char		 reason[BNC_REASON_MAX];
 	/* ASK: what a human is asked to vouch for */
 	int		 ask_once;	/* confirm this call; nothing to remember */
+	int		 ask_signed;	/* approval: signed: only a signed
+					 * out-of-band approval answers it */
 	char		*ask_param;	/* owned */
 	char		*ask_value;	/* owned, NUL-terminated */
 	size_t		 ask_len;

@@ -9,7 +9,12 @@
  * "accept" approves, each unproven destination is asked about once, the
  * number of questions for one call is bounded by its destinations, and
  * an answer is accepted only for a question bouncer asked, once.
- * Clients that cannot elicit get a deny that says no human was asked.
+ * A call whose tool says approval: signed, or of a client that cannot
+ * elicit, waits out of band instead (DESIGN 5, 7): it is registered in
+ * the database, where bouncer-issue-consent --pending shows it, and only
+ * an approval that a consent key signed for exactly this ask, agent,
+ * tool and arguments releases it; nothing the client sends does.  With
+ * no consent key configured nobody could sign one, and it is denied.
  * A request other than a tool call is resolved by route.c, decided by
  * decide_request() and forwarded by route_forward(); a list is recorded
  * and allowed.
@@ -21,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "approvals.h"
 #include "audit.h"
@@ -29,6 +35,7 @@
 #include "builtin.h"
 #include "client.h"
 #include "conffile.h"
+#include "consent.h"
 #include "decide.h"
 #include "err.h"
 #include "gate.h"
@@ -40,6 +47,7 @@
 #include "upstream.h"
 #include "utf8.h"
 #include "value.h"
+#include "value-json.h"
 #include "xmalloc.h"
 
 /* A call waiting for a human's answer to an elicitation/create. */
@@ -65,6 +73,14 @@ struct ask {
 	struct event	*timer;
 	struct session	*s;
 	size_t		 mem;		/* charged to the session */
+	/* the out-of-band channel: the client never answers these */
+	int		 oob;		/* this question waits out of band */
+	int64_t		 oob_id;	/* its id in oob_asks while it waits;
+					 * 0 once answered or given up */
+	int64_t		 oob_expires;	/* what the approval must sign */
+	uint8_t		 oob_sha[32];	/* of the canonical arguments */
+	char		*approved_by;	/* the allow row's reason, after a
+					 * signed approval */
 };
 
 /*
@@ -350,6 +366,7 @@ ask_free(struct ask *a)
 	free(a->method);
 	free(a->key);
 	free(a->upname);
+	free(a->approved_by);
 	mem_release(&a->s->mem, a->mem);
 	free(a);
 }
@@ -370,6 +387,11 @@ ask_remove(struct session *s, struct ask *a)
 {
 	size_t i;
 
+	/* nobody waits for it now: --approve says so, rather than sign */
+	if (a->oob_id != 0 && audit_oob_withdraw(s->audit, a->oob_id) != 0)
+		debug("ask %lld: cannot record its withdrawal",
+		    (long long)a->oob_id);
+	a->oob_id = 0;
 	for (i = 0; i < s->nasks; i++)
 		if (s->asks[i] == a) {
 			s->asks[i] = s->asks[--s->nasks];
@@ -438,15 +460,115 @@ unsettled(struct session *s, const char *tool)
 }
 
 static void ask_timeout(evutil_socket_t, short, void *);
+static void oob_poll(evutil_socket_t, short, void *);
 
-/* Sends the question for d about the call a; 0 or -1. */
+/* May the call of d wait for an approval out of band? */
 static int
-ask_send(struct session *s, struct ask *a, const struct decision *d)
+oob_wanted(const struct session *s, const struct decision *d)
+{
+	return d->ask_signed || !client_can_elicit(s);
+}
+
+/* Can anybody answer it there: a database, and a key to sign with. */
+static int
+oob_possible(const struct session *s)
+{
+	return s->audit != NULL && consent_keys_count(s->consent_keys) > 0;
+}
+
+/* Sends the question for d about the call a through the client. */
+static void
+ask_elicit(struct session *s, struct ask *a, const struct decision *d)
 {
 	struct value *params, *schema;
-	struct timeval tv = { s->cfg->ask_timeout, 0 };
 	struct rpc_out out;
 	char *msg;
+
+	a->sid = s->next_sid++;
+	xasprintf(&msg, "bouncer: the call of %s needs your approval: %s. "
+	    "Accept to allow it%s.", a->tool, d->reason, a->once ? " once" :
+	    " (and remember this destination for this session)");
+	schema = value_object();
+	value_object_put(schema, "type", value_string("object"));
+	value_object_put(schema, "properties", value_object());
+	params = value_object();
+	value_object_put(params, "message", value_string(msg));
+	value_object_put(params, "requestedSchema", schema);
+	free(msg);
+	memset(&out, 0, sizeof(out));
+	out.kind = RPC_REQUEST;
+	out.id.type = RPC_ID_INT;
+	out.id.n = a->sid;
+	out.method = "elicitation/create";
+	out.params = params;
+	client_send(s, &out);
+	value_free(params);
+}
+
+/*
+ * Registers the call of a in the database, where bouncer-issue-consent
+ * --pending shows it to the admin, and waits for its answer there.  The
+ * arguments are bound in canonical form without the consent token
+ * (DESIGN 7), exactly the bytes the admin is shown.  0, or -1 with why.
+ */
+static int
+ask_oob(struct session *s, struct ask *a, const char **why)
+{
+	struct timeval tv = { 0, BNC_OOB_POLL_MS * 1000 };
+	struct value *args;
+	struct buf *b = buf_new();
+	int64_t now = (int64_t)time(NULL);
+	int r = -1;
+
+	args = value_dup(a->method != NULL ? a->params :
+	    value_get(a->params, "arguments"));
+	if (args == NULL)
+		args = value_object();
+	value_free(value_object_take(args, POLICY_CONSENT_PARAM));
+	if (value_render_canonical(b, args) != 0 ||
+	    buf_len(b) > BNC_OOB_ARGS_MAX) {
+		*why = "its arguments are too large to show for an "
+		    "out-of-band approval";
+		goto out;
+	}
+	a->oob_expires = now + s->cfg->ask_timeout;
+	if (audit_oob_ask_add(s->audit, s->id, s->agent, a->tool,
+	    (const char *)buf_ptr(b), buf_len(b), a->reason, now,
+	    a->oob_expires, &a->oob_id, a->oob_sha) != 0) {
+		error("audit: cannot record the out-of-band ask for %s: %s",
+		    a->tool, audit_errmsg(s->audit));
+		a->oob_id = 0;
+		*why = "the out-of-band ask cannot be recorded";
+		goto out;
+	}
+	logit("%s waits for an out-of-band approval: ask %lld "
+	    "(bouncer-issue-consent --pending)", a->tool,
+	    (long long)a->oob_id);
+	/*
+	 * Polled, not told: the database is the one channel that every
+	 * monitor on the machine and bouncer-issue-consent share, and an
+	 * answer needs no socket, no listener and no new privilege.
+	 */
+	if (s->oob_poll == NULL)
+		s->oob_poll = evtimer_new(s->base, oob_poll, s);
+	if (!evtimer_pending(s->oob_poll, NULL))
+		evtimer_add(s->oob_poll, &tv);
+	r = 0;
+ out:
+	value_free(args);
+	buf_free(b);
+	return r;
+}
+
+/*
+ * Asks about the call a for d, through the client or out of band:
+ * 0, or -1 with why (the caller denies it).
+ */
+static int
+ask_send(struct session *s, struct ask *a, const struct decision *d,
+    const char **why)
+{
+	struct timeval tv = { s->cfg->ask_timeout, 0 };
 	size_t i;
 
 	free(a->param);
@@ -467,25 +589,12 @@ ask_send(struct session *s, struct ask *a, const struct decision *d)
 	for (i = 0; i < d->nsinks; i++)
 		a->sinks[i] = xstrdup(d->sinks[i]);
 	a->nsinks = d->nsinks;
-	a->sid = s->next_sid++;
-	xasprintf(&msg, "bouncer: the call of %s needs your approval: %s. "
-	    "Accept to allow it%s.", a->tool, d->reason, a->once ? " once" :
-	    " (and remember this destination for this session)");
-	schema = value_object();
-	value_object_put(schema, "type", value_string("object"));
-	value_object_put(schema, "properties", value_object());
-	params = value_object();
-	value_object_put(params, "message", value_string(msg));
-	value_object_put(params, "requestedSchema", schema);
-	free(msg);
-	memset(&out, 0, sizeof(out));
-	out.kind = RPC_REQUEST;
-	out.id.type = RPC_ID_INT;
-	out.id.n = a->sid;
-	out.method = "elicitation/create";
-	out.params = params;
-	client_send(s, &out);
-	value_free(params);
+	/* ask_bound saw that oob_possible() if it is wanted */
+	a->oob = oob_wanted(s, d);
+	if (a->oob && ask_oob(s, a, why) != 0)
+		return -1;
+	if (!a->oob)
+		ask_elicit(s, a, d);
 	if (a->timer == NULL)
 		a->timer = evtimer_new(s->base, ask_timeout, a);
 	evtimer_add(a->timer, &tv);
@@ -512,7 +621,8 @@ ask_need(const char *name, const struct value *params,
 }
 
 /*
- * An ask nobody can answer, or one past the bounds (calls waiting, the
+ * An ask nobody can answer (out of band without a key to sign with), or
+ * one past the bounds (calls waiting, the
  * session's memory for a new one, whose size is need, and questions for
  * one call, a), becomes a deny, and is recorded as one.
  */
@@ -522,11 +632,13 @@ ask_bound(struct session *s, const struct ask *a, struct decision *d,
 {
 	char reason[BNC_REASON_MAX + 128];
 
-	if (d->verdict == VERDICT_ASK && !client_can_elicit(s)) {
-		snprintf(reason, sizeof(reason), "%.*s; no human could be "
-		    "asked (the client does not support elicitation)",
-		    (int)utf8_cut(d->reason, strlen(d->reason), 900),
-		    d->reason);
+	if (d->verdict == VERDICT_ASK && oob_wanted(s, d) &&
+	    !oob_possible(s)) {
+		snprintf(reason, sizeof(reason), d->ask_signed ? "%.*s, and "
+		    "no consent key is configured to sign one" : "%.*s; no "
+		    "human could be asked (the client does not support "
+		    "elicitation)", (int)utf8_cut(d->reason,
+		    strlen(d->reason), 900), d->reason);
 		d->verdict = VERDICT_DENY;
 		memcpy(d->reason, reason, sizeof(d->reason) - 1);
 		d->reason[sizeof(d->reason) - 1] = '\0';
@@ -569,6 +681,20 @@ room_to_send(struct session *s, const struct value *params,
 	snprintf(d->reason, sizeof(d->reason), "%s", MEM_FULL_REASON);
 }
 
+static void ask_deny(struct session *, struct ask *, const char *);
+
+/*
+ * The allow row of a call the admin approved out of band says who did
+ * (a decision that allows says nothing else).
+ */
+static void
+approved_reason(const struct ask *a, struct decision *d)
+{
+	if (a != NULL && a->approved_by != NULL &&
+	    d->verdict == VERDICT_ALLOW && d->reason[0] == '\0')
+		snprintf(d->reason, sizeof(d->reason), "%s", a->approved_by);
+}
+
 /* Runs the decision for a call and acts on it (first time or again). */
 static void
 gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
@@ -577,6 +703,7 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 	const struct tool_entry *e;
 	const struct value *args;
 	struct decision d;
+	const char *why;
 
 	e = surface_find(s, tool);
 	args = value_get(params, "arguments");
@@ -585,6 +712,7 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 	    ask_need(tool, params, &d) : 0);
 	if (d.verdict == VERDICT_ALLOW)
 		room_to_send(s, params, &d);
+	approved_reason(a, &d);
 	record_decision(s, tool, e != NULL ? e->up->name : NULL, args, &d, NULL);
 	switch (d.verdict) {
 	case VERDICT_ALLOW:
@@ -614,7 +742,8 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 			s->asks[s->nasks++] = a;
 		} else
 			a->rounds--;
-		ask_send(s, a, &d);
+		if (ask_send(s, a, &d, &why) != 0)
+			ask_deny(s, a, why);
 		break;
 	}
 	decision_clear(&d);
@@ -722,6 +851,7 @@ request_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 	struct request req;
 	struct decision d;
 	char why[BNC_REASON_MAX], msg[BNC_REASON_MAX + 32];
+	const char *notasked;
 
 	if (route_resolve(s, method, params, &req, why, sizeof(why)) != 0) {
 		/* malformed, not judged: nothing to record (as tools/call) */
@@ -737,6 +867,7 @@ request_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 	    ask_need(method, params, &d) : 0);
 	if (d.verdict == VERDICT_ALLOW)
 		room_to_send(s, params, &d);
+	approved_reason(a, &d);
 	record_decision(s, method, req.up != NULL && req.listed !=
 	    LISTED_CONTESTED ? req.up->name : NULL, params, &d, NULL);
 	switch (d.verdict) {
@@ -769,7 +900,8 @@ request_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 			s->asks[s->nasks++] = a;
 		} else
 			a->rounds--;
-		ask_send(s, a, &d);
+		if (ask_send(s, a, &d, &notasked) != 0)
+			ask_deny(s, a, notasked);
 		break;
 	}
 	decision_clear(&d);
@@ -875,44 +1007,36 @@ ask_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct ask *a = arg;
 
+	char why[64];
+
 	(void)fd;
 	(void)what;
-	ask_deny(a->s, a, "no answer in time");
+	if (!a->oob) {
+		ask_deny(a->s, a, "no answer in time");
+		return;
+	}
+	/* expired: --approve refuses it as such, nothing to withdraw */
+	a->oob_id = 0;
+	snprintf(why, sizeof(why), "no answer in %d s",
+	    a->s->cfg->ask_timeout);
+	ask_deny(a->s, a, why);
 }
 
 /*
- * The client answered one of our questions.  Returns 0 if the id is not
- * one of ours.  Only an "accept" result approves; the approval covers
- * exactly what was asked.
+ * A human approved the call of a: through the client (an elicitation
+ * "accept") or out of band (a signed approval).  A confirmation counts
+ * for this call; an approved destination is remembered for the session.
+ * The call is decided again, against the upstream's new tool list if
+ * one is being read.
  */
-int
-gate_client_answer(struct session *s, struct rpc *m)
+static void
+ask_accepted(struct session *s, struct ask *a)
 {
-	const char *action = NULL, *why;
+	const char *why;
 	struct upstream *up;
-	struct ask *a = NULL;
-	size_t i, need;
+	size_t need;
 	int flags = 0, r;
 
-	if (m->id.type != RPC_ID_INT)
-		return 0;
-	for (i = 0; i < s->nasks; i++)
-		if (s->asks[i]->sid == m->id.n) {
-			a = s->asks[i];
-			break;
-		}
-	if (a == NULL)
-		return 0;
-	evtimer_del(a->timer);
-	if (m->kind == RPC_RESULT)
-		action = value_get_str(m->result, "action");
-	if (action == NULL || strcmp(action, "accept") != 0) {
-		ask_deny(s, a, action != NULL && strcmp(action, "decline") == 0 ?
-		    "the human declined" : action != NULL &&
-		    strcmp(action, "cancel") == 0 ? "the human cancelled" :
-		    "no valid answer");
-		return 1;
-	}
 	if (a->once)
 		a->confirmed = 1;
 	else if (a->param != NULL && !approvals_has(s->approvals,
@@ -923,7 +1047,7 @@ gate_client_answer(struct session *s, struct rpc *m)
 		if (mem_charge(&s->mem, need) != 0) {
 			ask_deny(s, a, "the approval cannot be remembered: "
 			    MEM_FULL_REASON);
-			return 1;
+			return;
 		}
 		if ((r = approvals_add(s->approvals, a->key != NULL ? a->key :
 		    a->tool, a->param, a->value, a->len)) != 0) {
@@ -931,7 +1055,7 @@ gate_client_answer(struct session *s, struct rpc *m)
 			ask_deny(s, a, r == -BNC_ERR_TOO_LARGE ? "too many "
 			    "approvals in this session" : "the value cannot be "
 			    "remembered");
-			return 1;
+			return;
 		}
 	}
 	if (a->confirmed)
@@ -947,7 +1071,133 @@ gate_client_answer(struct session *s, struct rpc *m)
 		/* approved against the old list: decided against the new */
 		debug("%s: approved; held until %s's tools are re-read",
 		    a->tool, up->name);
+}
+
+/*
+ * The client answered one of our questions.  Returns 0 if the id is not
+ * one of ours.  Only an "accept" result approves; the approval covers
+ * exactly what was asked.  A question asked out of band is not the
+ * client's to answer: its id is no id of ours.
+ */
+int
+gate_client_answer(struct session *s, struct rpc *m)
+{
+	const char *action = NULL;
+	struct ask *a = NULL;
+	size_t i;
+
+	if (m->id.type != RPC_ID_INT)
+		return 0;
+	for (i = 0; i < s->nasks; i++)
+		if (!s->asks[i]->oob && s->asks[i]->sid == m->id.n) {
+			a = s->asks[i];
+			break;
+		}
+	if (a == NULL)
+		return 0;
+	evtimer_del(a->timer);
+	if (m->kind == RPC_RESULT)
+		action = value_get_str(m->result, "action");
+	if (action == NULL || strcmp(action, "accept") != 0) {
+		ask_deny(s, a, action != NULL && strcmp(action, "decline") == 0 ?
+		    "the human declined" : action != NULL &&
+		    strcmp(action, "cancel") == 0 ? "the human cancelled" :
+		    "no valid answer");
+		return 1;
+	}
+	ask_accepted(s, a);
 	return 1;
+}
+
+/*
+ * The admin answered ask a out of band.  An approval counts only if a
+ * trusted consent key signed exactly this ask id, agent, tool, argument
+ * hash and expiry (a row anybody could have written is worth nothing
+ * else); a deny, a bad signature or anything else denies the call.
+ */
+static void
+oob_answered(struct session *s, struct ask *a,
+    const struct audit_oob_answer *ans)
+{
+	struct consent_approval ap;
+	const char *why;
+	char reason[BNC_REASON_MAX];
+
+	evtimer_del(a->timer);
+	memset(&ap, 0, sizeof(ap));
+	ap.id = a->oob_id;
+	ap.agent = s->agent;
+	ap.tool = a->tool;
+	memcpy(ap.args_sha256, a->oob_sha, sizeof(ap.args_sha256));
+	ap.expires = a->oob_expires;
+	/* answered: nothing to withdraw */
+	a->oob_id = 0;
+	if (ans->verdict != NULL && strcmp(ans->verdict, "deny") == 0) {
+		ask_deny(s, a, "denied out of band");
+		return;
+	}
+	if (ans->verdict == NULL || strcmp(ans->verdict, "approve") != 0) {
+		ask_deny(s, a, "no valid answer out of band");
+		return;
+	}
+	if (consent_approval_check(&ap, ans->key_id, ans->signature,
+	    s->consent_keys, (int64_t)time(NULL), &why) != 0) {
+		snprintf(reason, sizeof(reason), "out-of-band approval "
+		    "refused: %s", why);
+		logit("ask %lld for %s: %s", (long long)ap.id, a->tool,
+		    reason);
+		ask_deny(s, a, reason);
+		return;
+	}
+	free(a->approved_by);
+	xasprintf(&a->approved_by, "approved out of band by key %s (ask "
+	    "%lld)", ans->key_id, (long long)ap.id);
+	logit("%s: %s", a->tool, a->approved_by);
+	ask_accepted(s, a);
+}
+
+/*
+ * Every BNC_OOB_POLL_MS while a call waits out of band: has the admin
+ * answered?  The asks are gathered first, as answering one may end or
+ * re-ask others; one that is gone or asks anew by then is skipped.
+ */
+static void
+oob_poll(evutil_socket_t fd, short what, void *arg)
+{
+	struct session *s = arg;
+	struct timeval tv = { 0, BNC_OOB_POLL_MS * 1000 };
+	struct audit_oob_answer ans;
+	struct ask *w[BNC_ASKS_MAX];
+	int64_t ids[BNC_ASKS_MAX];
+	size_t i, j, n = 0;
+	int r;
+
+	(void)fd;
+	(void)what;
+	for (i = 0; i < s->nasks; i++)
+		if (s->asks[i]->oob_id != 0) {
+			w[n] = s->asks[i];
+			ids[n++] = s->asks[i]->oob_id;
+		}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < s->nasks; j++)
+			if (s->asks[j] == w[i] && w[i]->oob_id == ids[i])
+				break;
+		if (j == s->nasks)
+			continue;
+		if ((r = audit_oob_answer_get(s->audit, ids[i], &ans)) == 0)
+			oob_answered(s, w[i], &ans);
+		else if (r != -BNC_ERR_NOT_FOUND)
+			/* busy, say: asked again at the next tick */
+			debug("ask %lld: its answer cannot be read: %s",
+			    (long long)ids[i], audit_errmsg(s->audit));
+		audit_oob_answer_clear(&ans);
+	}
+	for (i = 0; i < s->nasks; i++)
+		if (s->asks[i]->oob_id != 0) {
+			evtimer_add(s->oob_poll, &tv);
+			break;
+		}
 }
 
 /*
@@ -971,11 +1221,15 @@ gate_cancel(struct session *s, const struct rpc_id *cid)
 			continue;
 		ask_record_deny(s, a, "the client cancelled the call", reason);
 		logit("deny %s: %s: %s", a->tool, a->contract, reason);
-		params = value_object();
-		value_object_put(params, "requestId", value_int(a->sid));
-		value_object_put(params, "reason", value_string("the call "
-		    "was cancelled"));
-		client_notify(s, "notifications/cancelled", params);
+		if (!a->oob) {
+			/* the question the client was asked is withdrawn */
+			params = value_object();
+			value_object_put(params, "requestId",
+			    value_int(a->sid));
+			value_object_put(params, "reason", value_string("the "
+			    "call was cancelled"));
+			client_notify(s, "notifications/cancelled", params);
+		}
 		ask_remove(s, a);
 		session_event(s, SEV_SETTLED);
 		return 1;
@@ -999,4 +1253,7 @@ gate_cancel_all(struct session *s)
 {
 	while (s->nasks > 0)
 		ask_deny(s, s->asks[s->nasks - 1], "the session ended");
+	if (s->oob_poll != NULL)
+		event_free(s->oob_poll);
+	s->oob_poll = NULL;
 }

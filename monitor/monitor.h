@@ -98,6 +98,8 @@ struct session {
 	struct decide_ctx	 dc;		/* borrows the above */
 	struct ask		*asks[BNC_ASKS_MAX];
 	size_t			 nasks;
+	struct event		*oob_poll;	/* gate.c's: looks for out-of-
+						 * band answers */
 	struct held_call	*held;		/* gate.c's: calls that wait for
 						 * a changed tool list */
 	size_t			 nheld;
