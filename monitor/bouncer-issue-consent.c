@@ -11,6 +11,11 @@
  * standard input (which may carry the text); and standard output carries
  * the token and nothing else.  It parses the admin's own -t values with
  * cJSON and is never linked into bouncer-monitor.
+ *
+ * --pending, --approve and --deny answer the calls that wait out of band
+ * (DESIGN 5, 7) through the monitor's database: an approval is signed
+ * over the arguments exactly as shown, so an ask whose row was altered
+ * after it was written is refused by the monitor, not approved.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -111,12 +116,16 @@ static const struct {
 	{ 0xe0000, 0xe007f, "tag characters: invisible ASCII" },
 };
 
-/* --pending, --approve and --deny (out-of-band asks) are not in this
- * release: they are errors. */
 #define OPT_DRAFTS	0x100
+#define OPT_PENDING	0x101
+#define OPT_APPROVE	0x102
+#define OPT_DENY	0x103
 static const struct option longopts[] = {
-	{ "drafts",	no_argument,	NULL,	OPT_DRAFTS },
-	{ NULL,		0,		NULL,	0 }
+	{ "drafts",	no_argument,		NULL,	OPT_DRAFTS },
+	{ "pending",	no_argument,		NULL,	OPT_PENDING },
+	{ "approve",	required_argument,	NULL,	OPT_APPROVE },
+	{ "deny",	required_argument,	NULL,	OPT_DENY },
+	{ NULL,		0,			NULL,	0 }
 };
 
 struct issue {
@@ -140,7 +149,11 @@ usage(void)
 	    "(-m text | -F file | -D draft)\n"
 	    "                             [-e ttl] [-k keyfile] [-f config] "
 	    "[-y]\n"
-	    "       bouncer-issue-consent --drafts [-a agent] [-f config]\n");
+	    "       bouncer-issue-consent --drafts [-a agent] [-f config]\n"
+	    "       bouncer-issue-consent --pending [-f config]\n"
+	    "       bouncer-issue-consent --approve id [-k keyfile] "
+	    "[-f config] [-y]\n"
+	    "       bouncer-issue-consent --deny id [-f config]\n");
 	exit(1);
 }
 
@@ -621,33 +634,41 @@ display(FILE *f, const struct consent *c, const char *keyfile,
 }
 
 /*
- * Shows the consent on the terminal and asks: 1 for y or yes, 0 for
- * anything else, -1 (said why) without a terminal to ask on.
+ * Opens the terminal to show and ask on: NULL (said why) without one.
+ * *fdp is its descriptor, for tcflush.
  */
-static int
-ask(const struct consent *c, const char *keyfile, const uint8_t *text,
-    size_t len)
+static FILE *
+tty_open(int *fdp)
 {
-	char answer[ANSWER_MAX + 2];
-	size_t n;
 	FILE *tty;
-	int fd, yes = 0;
+	int fd;
 
 	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1) {
 		warnmsg("no terminal to ask on (/dev/tty: %s): run it on a "
 		    "terminal, or pass -y to sign without asking",
 		    strerror(errno));
-		return -1;
+		return NULL;
 	}
 	if ((tty = fdopen(fd, "r+")) == NULL) {
 		warnmsg("/dev/tty: %s", strerror(errno));
 		close(fd);
-		return -1;
+		return NULL;
 	}
-	display(tty, c, keyfile, text, len);
+	*fdp = fd;
+	return tty;
+}
+
+/* Asks question on tty, then closes it: 1 for y or yes, else 0. */
+static int
+tty_yes(FILE *tty, int fd, const char *question)
+{
+	char answer[ANSWER_MAX + 2];
+	size_t n;
+	int yes = 0;
+
 	/* an answer typed before the question was shown is no answer */
 	(void)tcflush(fd, TCIFLUSH);
-	fputs("Sign? [y/N] ", tty);
+	fputs(question, tty);
 	fflush(tty);
 	if (fgets(answer, sizeof(answer), tty) != NULL) {
 		n = strcspn(answer, "\r\n");
@@ -661,14 +682,30 @@ ask(const struct consent *c, const char *keyfile, const uint8_t *text,
 	return yes;
 }
 
+/*
+ * Shows the consent on the terminal and asks: 1 for y or yes, 0 for
+ * anything else, -1 (said why) without a terminal to ask on.
+ */
+static int
+ask(const struct consent *c, const char *keyfile, const uint8_t *text,
+    size_t len)
+{
+	FILE *tty;
+	int fd;
+
+	if ((tty = tty_open(&fd)) == NULL)
+		return -1;
+	display(tty, c, keyfile, text, len);
+	return tty_yes(tty, fd, "Sign? [y/N] ");
+}
+
 /* ---- drafts --------------------------------------------------------- */
 
-/* The monitor's database, found as the monitor finds it. */
-static struct sqlite3 *
-open_db(const char *cfgpath)
+/* The monitor's database file, found as the monitor finds it. */
+static char *
+db_path(const char *cfgpath)
 {
 	struct config cfg;
-	struct sqlite3 *db = NULL;
 	char err[1024], *defpath = NULL, *path = NULL;
 
 	config_defaults(&cfg);
@@ -679,10 +716,20 @@ open_db(const char *cfgpath)
 		die("%s", err);
 	config_env_state_dir(&cfg);
 	xasprintf(&path, "%s/audit.db", cfg.state_dir);
-	if (audit_open_readonly(path, &db, err, sizeof(err)) != 0)
-		die("%s", err);
 	config_free(&cfg);
 	free(defpath);
+	return path;
+}
+
+/* The monitor's database, read-only. */
+static struct sqlite3 *
+open_db(const char *cfgpath)
+{
+	struct sqlite3 *db = NULL;
+	char err[1024], *path = db_path(cfgpath);
+
+	if (audit_open_readonly(path, &db, err, sizeof(err)) != 0)
+		die("%s", err);
 	free(path);
 	return db;
 }
@@ -762,6 +809,202 @@ do_drafts(const struct issue *is)
 		warnmsg("no drafts%s%s", is->agent != NULL ? " of agent " : "",
 		    is->agent != NULL ? is->agent : "");
 	return 0;
+}
+
+/* ---- out-of-band asks ----------------------------------------------- */
+
+/* t as "YYYY-MM-DD HH:MM:SS UTC" into when[64]. */
+static void
+utc(int64_t t, char when[64])
+{
+	struct tm tm;
+	time_t tt = (time_t)t;
+
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(when, 64, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(when, 64, "%lld", (long long)t);
+}
+
+/*
+ * One ask, every field made visible, and its arguments whole: they are
+ * what an approval signs (their SHA-256), so nothing of them is cut.
+ */
+static void
+show_ask(FILE *f, const struct audit_oob_ask *k, int64_t now)
+{
+	char when[64];
+
+	utc(k->expires, when);
+	fprintf(f, "ask %lld\n", (long long)k->id);
+	show_field(f, "agent", k->agent);
+	show_field(f, "tool", k->tool);
+	show_field(f, "why", k->reason);
+	fprintf(f, "  %-8s %s (in %lld seconds)\n", "expires", when,
+	    (long long)(k->expires - now));
+	show_field(f, "session", k->session);
+	fprintf(f, "  %-8s %zu bytes of canonical JSON, exactly (\\ starts "
+	    "an escape):\n" SHOW_INDENT, "args", k->args_len);
+	show(f, (const uint8_t *)k->args, k->args_len, 1);
+	fputc('\n', f);
+	show_field(f, "sha256", k->args_sha256);
+	fflush(f);
+}
+
+static int
+pending_one(const struct audit_oob_ask *k, void *arg)
+{
+	int *n = arg;
+
+	show_ask(stdout, k, (int64_t)time(NULL));
+	(*n)++;
+	return 0;
+}
+
+/* --pending: the asks of every monitor on this database still waiting. */
+static int
+do_pending(const char *cfgpath)
+{
+	struct sqlite3 *db = open_db(cfgpath);
+	int n = 0, r;
+
+	r = audit_oob_pending_each(db, (int64_t)time(NULL), pending_one, &n);
+	sqlite3_close(db);
+	if (r != 0)
+		die("the asks cannot be read (%s)", bnc_err(r));
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die("standard output: %s", strerror(errno));
+	if (n == 0)
+		warnmsg("no calls are waiting for an out-of-band approval");
+	return 0;
+}
+
+/*
+ * The ask that --approve or --deny names, if it still waits: one the
+ * admin could act on.  Anything else is refused, saying why.
+ */
+static void
+waiting_ask(struct sqlite3 *db, const char *arg, struct audit_oob_ask *k)
+{
+	char when[64];
+	long long id;
+	char *end;
+	int r;
+
+	errno = 0;
+	id = strtoll(arg, &end, 10);
+	if (*arg < '1' || *arg > '9' || *end != '\0' || errno != 0)
+		die("%s: not an ask id (a positive number)", arg);
+	if ((r = audit_oob_get(db, id, k)) != 0)
+		die("ask %lld: %s", id, r == -BNC_ERR_NOT_FOUND ? "no such ask "
+		    "(bouncer-issue-consent --pending lists them)" :
+		    "the ask cannot be read");
+	if (k->answer != NULL && strcmp(k->answer, "withdrawn") == 0)
+		die("ask %lld: nobody waits for it any more (the call was "
+		    "cancelled, or its session ended)", id);
+	if (k->answer != NULL)
+		die("ask %lld: answered already (%s)", id, k->answer);
+	/* as the monitor has it: waiting while now < expires */
+	if (k->expires <= (int64_t)time(NULL)) {
+		utc(k->expires, when);
+		die("ask %lld: expired at %s; its call was denied", id, when);
+	}
+}
+
+/* --deny: the call is denied when its monitor next looks (no key). */
+static int
+do_deny(const char *arg, const char *cfgpath)
+{
+	struct audit_oob_ask k;
+	struct sqlite3 *db = NULL;
+	char err[1024], *path = db_path(cfgpath);
+	int r;
+
+	if (audit_open_answerer(path, &db, err, sizeof(err)) != 0)
+		die("%s", err);
+	waiting_ask(db, arg, &k);
+	if ((r = audit_oob_answer_put(db, k.id, "deny", NULL, NULL)) != 0)
+		die("ask %lld: %s", (long long)k.id, r == -BNC_ERR_USED ?
+		    "answered already" : sqlite3_errmsg(db));
+	warnmsg("ask %lld denied", (long long)k.id);
+	audit_oob_ask_clear(&k);
+	sqlite3_close(db);
+	free(path);
+	return 0;
+}
+
+/*
+ * --approve: shows the ask and asks (unless -y), then signs it with the
+ * key and stores the approval.  The hash signed is of the arguments as
+ * shown, not the row's column: what the admin saw is what is approved.
+ */
+static int
+do_approve(const char *arg, const char *keyfile, const char *cfgpath,
+    int yes)
+{
+	struct audit_oob_ask k;
+	struct consent_approval ap;
+	struct sqlite3 *db = NULL;
+	char err[BNC_PATH_MAX + 1024], *path = db_path(cfgpath);
+	char sig[CONSENT_SIG_HEX + 1], kid[CONSENT_KEY_ID_HEX + 1];
+	char hex[2 * 32 + 1];
+	uint8_t *sk = NULL;
+	FILE *tty;
+	int fd, r, rc = 1;
+
+	if (audit_open_answerer(path, &db, err, sizeof(err)) != 0)
+		die("%s", err);
+	waiting_ask(db, arg, &k);
+	memset(&ap, 0, sizeof(ap));
+	ap.id = k.id;
+	ap.agent = k.agent;
+	ap.tool = k.tool;
+	ap.expires = k.expires;
+	crypto_hash_sha256(ap.args_sha256, (const uint8_t *)k.args,
+	    k.args_len);
+	sodium_bin2hex(hex, sizeof(hex), ap.args_sha256, 32);
+	if (strcmp(hex, k.args_sha256) != 0)
+		die("ask %lld: its arguments do not match their hash; the row "
+		    "was altered, and nothing is signed", (long long)k.id);
+	if (access(keyfile, F_OK) == -1 && errno == ENOENT)
+		die("%s: no such key; bouncer-issue-consent -G [-k keyfile] "
+		    "makes one", keyfile);
+	if ((sk = sodium_malloc(crypto_sign_SECRETKEYBYTES)) == NULL)
+		die("sodium_malloc: %s", strerror(errno));
+	if (consent_secret_load(keyfile, sk, err, sizeof(err)) != 0) {
+		warnmsg("%s", err);
+		goto out;
+	}
+	if (yes) {
+		fputs("Out-of-band approval to be signed:\n", stderr);
+		show_ask(stderr, &k, (int64_t)time(NULL));
+	} else {
+		if ((tty = tty_open(&fd)) == NULL)
+			goto out;
+		fputs("Out-of-band approval to be signed:\n", tty);
+		show_ask(tty, &k, (int64_t)time(NULL));
+		if (tty_yes(tty, fd, "Approve this call? [y/N] ") != 1) {
+			warnmsg("not approved");
+			goto out;
+		}
+	}
+	if (consent_approval_sign(&ap, sk, sig, kid) != 0) {
+		warnmsg("a field is over its bound; nothing signed");
+		goto out;
+	}
+	if ((r = audit_oob_answer_put(db, k.id, "approve", sig, kid)) != 0) {
+		warnmsg("ask %lld: %s", (long long)k.id, r == -BNC_ERR_USED ?
+		    "answered already" : sqlite3_errmsg(db));
+		goto out;
+	}
+	warnmsg("ask %lld approved with key %s", (long long)k.id, kid);
+	rc = 0;
+ out:
+	if (sk != NULL)
+		sodium_free(sk);
+	audit_oob_ask_clear(&k);
+	sqlite3_close(db);
+	free(path);
+	return rc;
 }
 
 /* ---- signing -------------------------------------------------------- */
@@ -847,9 +1090,9 @@ int
 main(int argc, char **argv)
 {
 	struct issue is;
-	const char *keyarg = NULL;
+	const char *keyarg = NULL, *approve = NULL, *deny = NULL;
 	char *keyfile = NULL;
-	int ch, gen = 0, drafts = 0, rc;
+	int ch, gen = 0, drafts = 0, pending = 0, rc;
 
 	memset(&is, 0, sizeof(is));
 	/* it holds a secret key: no core file, no ptrace by our uid */
@@ -865,6 +1108,19 @@ main(int argc, char **argv)
 			break;
 		case OPT_DRAFTS:
 			drafts = 1;
+			break;
+		case OPT_PENDING:
+			pending = 1;
+			break;
+		case OPT_APPROVE:
+			if (approve != NULL)
+				die("--approve given twice");
+			approve = optarg;
+			break;
+		case OPT_DENY:
+			if (deny != NULL)
+				die("--deny given twice");
+			deny = optarg;
 			break;
 		case 'D':
 			once(&is.draft, ch);
@@ -904,6 +1160,29 @@ main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
+	if (pending + (approve != NULL) + (deny != NULL) + drafts > 1)
+		usage();
+	if (pending || approve != NULL || deny != NULL) {
+		/* an ask's answer: the config, and for --approve the key */
+		if (gen || is.agent != NULL || is.ntargets != 0 ||
+		    is.tool != NULL || is.text_arg != NULL ||
+		    is.text_file != NULL || is.draft != NULL ||
+		    is.ttl_arg != NULL || (approve == NULL && (keyarg != NULL ||
+		    is.yes)))
+			usage();
+		if (pending)
+			return do_pending(is.cfgpath);
+		if (deny != NULL)
+			return do_deny(deny, is.cfgpath);
+		if (keyarg != NULL)
+			keyfile = xstrdup(keyarg);
+		else if ((keyfile = default_keyfile()) == NULL)
+			die("no -k, and neither XDG_CONFIG_HOME nor HOME is an "
+			    "absolute path");
+		rc = do_approve(approve, keyfile, is.cfgpath, is.yes);
+		free(keyfile);
+		return rc;
+	}
 	if (drafts) {
 		/* a listing: the agent to list, and the config */
 		if (gen || is.ntargets != 0 || is.tool != NULL ||

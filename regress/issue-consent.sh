@@ -237,8 +237,10 @@ head -c 65536 /dev/zero | tr '\0' a >"$TESTDIR/long"
 sign -y -a ci-bot -t "$TARGET" -F "$TESTDIR/long" -k "$KEY" -f "$CFG"
 verdict ok ci-bot "$TOOL" "$TARGET" "$TESTDIR/long"
 
-# --- the out-of-band asks are not here yet: usage errors -------------
-for o in --pending '--approve 1' '--deny 1'; do
+# --- the out-of-band asks (regress/oob-asks.sh) take no signing option:
+# usage errors (until issue 10, item 7 they were usage errors outright)
+for o in '--pending -a ci-bot' '--pending -y' '--approve 1 -m x' \
+    '--deny 1 -k key' '--deny 1 -y' '--pending --deny 1' '--approve 1 -G'; do
 	# shellcheck disable=SC2086
 	refused "usage:" $o
 done
