@@ -1323,6 +1323,23 @@ require_signed(const struct tool_policy *pol, struct decision *d)
 	d->ask_signed = 1;
 }
 
+/*
+ * An approval the admin signed for this exact call (its canonical
+ * arguments, DESIGN 7) answers every question the call would ask, and
+ * this call only: nothing is remembered for the session.
+ */
+static void
+signed_call(int flags, struct decision *d)
+{
+	if (!(flags & DECIDE_SIGNED_CALL) || d->verdict != VERDICT_ASK)
+		return;
+	d->verdict = VERDICT_ALLOW;
+	d->ask_signed = 0;
+	d->ask_once = 0;
+	/* an allow says nothing else; gate.c names the approval */
+	d->reason[0] = '\0';
+}
+
 static void decide_tool(struct decide_ctx *, const char *,
     const struct tool_entry *, const struct value *, const struct value *,
     int, struct decision *, const struct tool_policy **);
@@ -1385,6 +1402,7 @@ decide_call(struct decide_ctx *dc, const char *name,
 	    &pol);
 	free(mv);
 	require_signed(pol, d);
+	signed_call(flags, d);
 }
 
 /*
@@ -2021,6 +2039,7 @@ decide_request(struct decide_ctx *dc, const struct request *r, int flags,
 
 	decide_req(dc, r, flags, d, &pol);
 	require_signed(pol, d);
+	signed_call(flags, d);
 }
 
 static void

@@ -70,6 +70,9 @@ struct decide_ctx {
 
 #define DECIDE_COUNT_BUDGET	0x01	/* a new call, not a re-evaluation */
 #define DECIDE_CONFIRMED	0x02	/* a human confirmed this very call */
+#define DECIDE_SIGNED_CALL	0x04	/* the admin signed an approval of this
+					 * exact call (out of band): what would
+					 * ask is allowed; a deny stays one */
 
 struct decision {
 	enum verdict	 verdict;

@@ -1024,20 +1024,24 @@ ask_timeout(evutil_socket_t fd, short what, void *arg)
 
 /*
  * A human approved the call of a: through the client (an elicitation
- * "accept") or out of band (a signed approval).  A confirmation counts
- * for this call; an approved destination is remembered for the session.
- * The call is decided again, against the upstream's new tool list if
- * one is being read.
+ * "accept"), where a confirmation counts for this call and an approved
+ * destination is remembered for the session; or out of band
+ * (signed_call), where the admin's signature covers this exact call and
+ * nothing else: every question it would ask is answered, and nothing is
+ * remembered.  The call is decided again, against the upstream's new
+ * tool list if one is being read.
  */
 static void
-ask_accepted(struct session *s, struct ask *a)
+ask_accepted(struct session *s, struct ask *a, int signed_call)
 {
 	const char *why;
 	struct upstream *up;
 	size_t need;
 	int flags = 0, r;
 
-	if (a->once)
+	if (signed_call)
+		flags |= DECIDE_SIGNED_CALL | DECIDE_CONFIRMED;
+	else if (a->once)
 		a->confirmed = 1;
 	else if (a->param != NULL && !approvals_has(s->approvals,
 	    a->key != NULL ? a->key : a->tool, a->param, a->value, a->len)) {
@@ -1105,7 +1109,7 @@ gate_client_answer(struct session *s, struct rpc *m)
 		    "no valid answer");
 		return 1;
 	}
-	ask_accepted(s, a);
+	ask_accepted(s, a, 0);
 	return 1;
 }
 
@@ -1153,7 +1157,7 @@ oob_answered(struct session *s, struct ask *a,
 	xasprintf(&a->approved_by, "approved out of band by key %s (ask "
 	    "%lld)", ans->key_id, (long long)ap.id);
 	logit("%s: %s", a->tool, a->approved_by);
-	ask_accepted(s, a);
+	ask_accepted(s, a, 1);
 }
 
 /*

@@ -5,7 +5,8 @@
 # waits, registered in the monitor's database; bouncer-issue-consent
 # --pending shows it with its exact arguments, --approve -y signs it and
 # the call reaches the upstream, --deny denies it, and no answer in
-# asks.timeout denies it.  An approval is only its signature: one copied
+# asks.timeout denies it.  An approval covers its one call: nothing of
+# it is remembered for the session.  An approval is only its signature: one copied
 # from another ask, or made up, is refused as a bad signature; an
 # expired, answered or unknown id is refused by bouncer-issue-consent.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -172,8 +173,16 @@ wait_ask 5
 issue --approve "$ASK" -k "$KEY" -f "$CFG" -y
 [ "$RC" = 0 ] || fail "--approve exited $RC: $(cat "$ERR")"
 expect_line "$(f_text 1 sent)"
-call 2 purge '{"what":"cache"}'
+# the signature covered that call only: nothing was remembered, and the
+# same address with another text asks again
+call 3 notify '{"to":"ops@new.example","text":"and again"}'
 wait_ask 6
+issue --deny "$ASK" -f "$CFG"
+[ "$RC" = 0 ] || fail "--deny exited $RC: $(cat "$ERR")"
+expect_line "$(f_blocked 3) and (.result.content[0].text |
+    endswith(\"(denied out of band)\"))"
+call 2 purge '{"what":"cache"}'
+wait_ask 7
 grep -q . <(sqlite3 "$DB" "SELECT reason FROM oob_asks WHERE id = $ASK" |
     grep -F "tool 'purge' needs a human's confirmation for every call") ||
     fail "ask $ASK does not say why it asks"
@@ -194,7 +203,7 @@ rm -f "$TESTDIR/pay.log"
 start_script pay -f "$CFG" <"$TESTDIR/pay-policy.yaml"
 handshake '{"elicitation":{}}'
 call 1 refund '{"order":"A-17"}'
-wait_ask 7
+wait_ask 8
 E=$ASK
 expect_line "$(f_blocked 1) and (.result.content[0].text | endswith(\"needs a signed approval (no answer in 2 s)\"))" 8
 issue --approve "$E" -k "$KEY" -f "$CFG" -y
