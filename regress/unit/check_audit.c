@@ -796,6 +796,28 @@ START_TEST(test_open_together)
 }
 END_TEST
 
+/* An out-of-band ask binds arguments up to BNC_OOB_ARGS_MAX bytes. */
+START_TEST(test_oob_args_max)
+{
+	struct audit *a = open_log(AUDIT_SYNC_NORMAL, 0);
+	uint8_t sha[32];
+	int64_t id = 0;
+	char *args;
+
+	args = malloc(BNC_OOB_ARGS_MAX + 2);
+	ck_assert_ptr_nonnull(args);
+	memset(args, 'a', BNC_OOB_ARGS_MAX + 1);
+	args[BNC_OOB_ARGS_MAX + 1] = '\0';
+	ck_assert_int_eq(audit_oob_ask_add(a, "s", "-", "wire", args,
+	    BNC_OOB_ARGS_MAX, "why", 1, 2, &id, sha), 0);
+	ck_assert_int_gt(id, 0);
+	ck_assert_int_lt(audit_oob_ask_add(a, "s", "-", "wire", args,
+	    BNC_OOB_ARGS_MAX + 1, "why", 1, 2, &id, sha), 0);
+	free(args);
+	audit_close(a);
+}
+END_TEST
+
 static double
 now_us(void)
 {
@@ -1222,6 +1244,7 @@ audit_suite(void)
 	tcase_add_test(tc, test_nonce_once);
 	tcase_add_test(tc, test_nonce_race);
 	tcase_add_test(tc, test_open_together);
+	tcase_add_test(tc, test_oob_args_max);
 	tcase_add_test(tc, test_append_cost);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("limits");

@@ -287,6 +287,94 @@ START_TEST(test_keyfiles)
 }
 END_TEST
 
+/*
+ * Out-of-band approvals: a signature releases the one ask it names;
+ * another id, agent, tool, argument hash or expiry, a consent token's
+ * signature, an unknown key, a flipped bit, bad hex or a late check are
+ * each refused with their reason.
+ */
+START_TEST(test_approval)
+{
+	struct consent_approval ap, other;
+	char sig[CONSENT_SIG_HEX + 1], kid[CONSENT_KEY_ID_HEX + 1];
+	char bad[CONSENT_SIG_HEX + 1];
+	const char *why;
+	char *tok, *dot;
+	uint8_t raw[64];
+	size_t n;
+
+	memset(&ap, 0, sizeof(ap));
+	ap.id = 17;
+	ap.agent = "ci-bot";
+	ap.tool = "wire";
+	memcpy(ap.args_sha256, texthash, 32);
+	ap.expires = NOW + 60;
+	ck_assert_int_eq(consent_approval_sign(&ap, sk, sig, kid), 0);
+	ck_assert_uint_eq(strlen(sig), CONSENT_SIG_HEX);
+	ck_assert_uint_eq(strlen(kid), CONSENT_KEY_ID_HEX);
+	ck_assert_int_eq(consent_approval_check(&ap, kid, sig, keys, NOW,
+	    &why), 0);
+	/* each field is bound */
+	other = ap;
+	other.id = 18;
+	ck_assert_int_ne(consent_approval_check(&other, kid, sig, keys, NOW,
+	    &why), 0);
+	ck_assert_str_eq(why, CONSENT_BAD_SIGNATURE);
+	other = ap;
+	other.agent = "ci-bot2";
+	ck_assert_int_ne(consent_approval_check(&other, kid, sig, keys, NOW,
+	    &why), 0);
+	other = ap;
+	other.tool = "wires";
+	ck_assert_int_ne(consent_approval_check(&other, kid, sig, keys, NOW,
+	    &why), 0);
+	other = ap;
+	other.args_sha256[31] ^= 1;
+	ck_assert_int_ne(consent_approval_check(&other, kid, sig, keys, NOW,
+	    &why), 0);
+	other = ap;
+	other.expires++;
+	ck_assert_int_ne(consent_approval_check(&other, kid, sig, keys, NOW,
+	    &why), 0);
+	ck_assert_str_eq(why, CONSENT_BAD_SIGNATURE);
+	/* too late */
+	ck_assert_int_ne(consent_approval_check(&ap, kid, sig, keys,
+	    NOW + 61, &why), 0);
+	ck_assert_str_eq(why, CONSENT_EXPIRED);
+	/* a flipped bit, bad hex, nothing */
+	memcpy(bad, sig, sizeof(bad));
+	bad[10] = bad[10] == '0' ? '1' : '0';
+	ck_assert_int_ne(consent_approval_check(&ap, kid, bad, keys, NOW,
+	    &why), 0);
+	ck_assert_str_eq(why, CONSENT_BAD_SIGNATURE);
+	bad[10] = 'g';
+	ck_assert_int_ne(consent_approval_check(&ap, kid, bad, keys, NOW,
+	    &why), 0);
+	ck_assert_str_eq(why, CONSENT_MALFORMED);
+	ck_assert_int_ne(consent_approval_check(&ap, kid, NULL, keys, NOW,
+	    &why), 0);
+	ck_assert_int_ne(consent_approval_check(&ap, NULL, sig, keys, NOW,
+	    &why), 0);
+	/* a key nobody trusts */
+	ck_assert_int_ne(consent_approval_check(&ap, "0011223344556677",
+	    sig, keys, NOW, &why), 0);
+	ck_assert_str_eq(why, CONSENT_UNKNOWN_KEY);
+	/* a consent token's signature, by the same key, is no approval */
+	tok = token("ci-bot", "wire", "notion:abc", "Shipped in 1.4", NOW,
+	    600);
+	dot = strrchr(tok, '.');
+	ck_assert_int_eq(sodium_base642bin(raw, sizeof(raw), dot + 1,
+	    strlen(dot + 1), NULL, &n, NULL,
+	    sodium_base64_VARIANT_URLSAFE_NO_PADDING), 0);
+	ck_assert_uint_eq(n, 64);
+	sodium_bin2hex(bad, sizeof(bad), raw, sizeof(raw));
+	ck_assert_int_ne(consent_approval_check(&ap, kid, bad, keys, NOW,
+	    &why), 0);
+	ck_assert_str_eq(why, CONSENT_BAD_SIGNATURE);
+	free(tok);
+}
+END_TEST
+
 static Suite *
 consent_suite(void)
 {
@@ -300,6 +388,7 @@ consent_suite(void)
 	tcase_add_test(tc, test_forged);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_keyfiles);
+	tcase_add_test(tc, test_approval);
 	suite_add_tcase(s, tc);
 	return s;
 }
