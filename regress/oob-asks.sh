@@ -6,7 +6,8 @@
 # --pending shows it with its exact arguments, --approve -y signs it and
 # the call reaches the upstream, --deny denies it, and no answer in
 # asks.timeout denies it.  An approval covers its one call: nothing of
-# it is remembered for the session.  An approval is only its signature: one copied
+# it is remembered for the session.  A prompts/get that must be
+# confirmed waits and is released the same way.  An approval is only its signature: one copied
 # from another ask, or made up, is refused as a bad signature; an
 # expired, answered or unknown id is refused by bouncer-issue-consent.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -65,6 +66,7 @@ write_script pay <<'JSON'
    "what":{"type":"string"}}}},
  {"name":"notify","inputSchema":{"type":"object","properties":{
    "to":{"type":"string"},"text":{"type":"string"}}}}],
+ "prompts":[{"name":"greet","arguments":[{"name":"who"}]}],
  "results":{"wire":{"content":[{"type":"text","text":"wired"}]},
   "refund":{"content":[{"type":"text","text":"refunded"}]},
   "purge":{"content":[{"type":"text","text":"purged"}]},
@@ -83,6 +85,9 @@ purge:
 notify:
   exfiltrating: true
   sink_params: [to]
+prompt/greet:
+  confirm: true
+  approval: signed
 YAML
 write_config "$CFG" <<YAML
 consent: { keys: $TESTDIR/keys }
@@ -189,10 +194,23 @@ grep -q . <(sqlite3 "$DB" "SELECT reason FROM oob_asks WHERE id = $ASK" |
 issue --approve "$ASK" -k "$KEY" -f "$CFG" -y
 [ "$RC" = 0 ] || fail "--approve exited $RC: $(cat "$ERR")"
 expect_line "$(f_text 2 purged)"
+# a request that names a prompt (listed first) waits out of band too
+request 5 prompts/list
+expect_line "$(f_result 5) and .result.prompts[0].name == \"greet\""
+request 4 prompts/get '{"name":"greet","arguments":{"who":"Ada"}}'
+wait_ask 8
+grep -q . <(sqlite3 "$DB" "SELECT args FROM oob_asks WHERE id = $ASK" |
+    grep -F '"who":"Ada"') || fail "ask $ASK does not bind the prompt's arguments"
+expect_silence 0.3
+issue --approve "$ASK" -k "$KEY" -f "$CFG" -y
+[ "$RC" = 0 ] || fail "--approve exited $RC: $(cat "$ERR")"
+expect_line "$(f_result 4) and (.result.messages | length) >= 1"
 stop_monitor
 [ "$MON_STATUS" = 0 ] || fail "monitor exited $MON_STATUS"
 [ "$(script_calls pay | wc -l)" = 2 ] ||
     fail "want notify and purge upstream, have: $(script_calls pay)"
+grep -q '"method":"prompts/get"' "$TESTDIR/pay.log" ||
+    fail "the approved prompts/get did not reach the upstream"
 
 # ---- no answer in asks.timeout --------------------------------------
 write_config "$CFG" <<YAML
@@ -203,7 +221,7 @@ rm -f "$TESTDIR/pay.log"
 start_script pay -f "$CFG" <"$TESTDIR/pay-policy.yaml"
 handshake '{"elicitation":{}}'
 call 1 refund '{"order":"A-17"}'
-wait_ask 8
+wait_ask 9
 E=$ASK
 expect_line "$(f_blocked 1) and (.result.content[0].text | endswith(\"needs a signed approval (no answer in 2 s)\"))" 8
 issue --approve "$E" -k "$KEY" -f "$CFG" -y
