@@ -123,18 +123,12 @@ static char *
 default_db(const char *cfgpath)
 {
 	struct config cfg;
-	char err[1024], *defpath = NULL, *db = NULL;
+	char err[1024], *db = NULL;
 
-	config_defaults(&cfg);
-	if (cfgpath == NULL)
-		cfgpath = defpath = config_default_path();
-	if (cfgpath != NULL && config_load(&cfg, cfgpath, err,
-	    sizeof(err)) != 0)
+	if (config_find(&cfg, cfgpath, err, sizeof(err)) != 0)
 		die("%s", err);
-	config_env_state_dir(&cfg);
 	xasprintf(&db, "%s/audit.db", cfg.state_dir);
 	config_free(&cfg);
-	free(defpath);
 	return db;
 }
 

@@ -298,7 +298,7 @@ static int64_t
 issue_ttl(const char *arg, const char *cfgpath)
 {
 	struct config cfg;
-	char err[1024], what[64], *defpath = NULL;
+	char err[1024], what[64];
 	int64_t ttl = BNC_CONSENT_TTL_ISSUE;
 
 	if (arg != NULL && parse_ttl(arg, &ttl) != 0)
@@ -312,18 +312,13 @@ issue_ttl(const char *arg, const char *cfgpath)
 		die("%s: longer than 24 hours (%d seconds), the longest a "
 		    "token may live", what, BNC_CONSENT_TTL_MAX);
 	/* the monitor's own limit, its config found as it finds it */
-	config_defaults(&cfg);
-	if (cfgpath == NULL)
-		cfgpath = defpath = config_default_path();
-	if (cfgpath != NULL && config_load(&cfg, cfgpath, err,
-	    sizeof(err)) != 0)
+	if (config_find(&cfg, cfgpath, err, sizeof(err)) != 0)
 		die("%s", err);
 	if (ttl > cfg.consent_max_ttl)
 		die("%s: %lld seconds, longer than consent.max_ttl, %d "
 		    "seconds (%s)", what, (long long)ttl, cfg.consent_max_ttl,
-		    cfgpath != NULL ? cfgpath : "the built-in default");
+		    cfg.path != NULL ? cfg.path : "the built-in default");
 	config_free(&cfg);
-	free(defpath);
 	return ttl;
 }
 
@@ -699,6 +694,29 @@ ask(const struct consent *c, const char *keyfile, const uint8_t *text,
 	return tty_yes(tty, fd, "Sign? [y/N] ");
 }
 
+/*
+ * The secret key of keyfile, in memory libsodium guards (sodium_free
+ * it), or NULL when it cannot be used (said on stderr).
+ */
+static uint8_t *
+secret_key(const char *keyfile)
+{
+	char err[BNC_PATH_MAX + 256];
+	uint8_t *sk;
+
+	if (access(keyfile, F_OK) == -1 && errno == ENOENT)
+		die("%s: no such key; bouncer-issue-consent -G [-k keyfile] "
+		    "makes one", keyfile);
+	if ((sk = sodium_malloc(crypto_sign_SECRETKEYBYTES)) == NULL)
+		die("sodium_malloc: %s", strerror(errno));
+	if (consent_secret_load(keyfile, sk, err, sizeof(err)) != 0) {
+		warnmsg("%s", err);
+		sodium_free(sk);
+		return NULL;
+	}
+	return sk;
+}
+
 /* ---- drafts --------------------------------------------------------- */
 
 /* The monitor's database file, found as the monitor finds it. */
@@ -706,18 +724,12 @@ static char *
 db_path(const char *cfgpath)
 {
 	struct config cfg;
-	char err[1024], *defpath = NULL, *path = NULL;
+	char err[1024], *path = NULL;
 
-	config_defaults(&cfg);
-	if (cfgpath == NULL)
-		cfgpath = defpath = config_default_path();
-	if (cfgpath != NULL && config_load(&cfg, cfgpath, err,
-	    sizeof(err)) != 0)
+	if (config_find(&cfg, cfgpath, err, sizeof(err)) != 0)
 		die("%s", err);
-	config_env_state_dir(&cfg);
 	xasprintf(&path, "%s/audit.db", cfg.state_dir);
 	config_free(&cfg);
-	free(defpath);
 	return path;
 }
 
@@ -965,15 +977,8 @@ do_approve(const char *arg, const char *keyfile, const char *cfgpath,
 	if (strcmp(hex, k.args_sha256) != 0)
 		die("ask %lld: its arguments do not match their hash; the row "
 		    "was altered, and nothing is signed", (long long)k.id);
-	if (access(keyfile, F_OK) == -1 && errno == ENOENT)
-		die("%s: no such key; bouncer-issue-consent -G [-k keyfile] "
-		    "makes one", keyfile);
-	if ((sk = sodium_malloc(crypto_sign_SECRETKEYBYTES)) == NULL)
-		die("sodium_malloc: %s", strerror(errno));
-	if (consent_secret_load(keyfile, sk, err, sizeof(err)) != 0) {
-		warnmsg("%s", err);
+	if ((sk = secret_key(keyfile)) == NULL)
 		goto out;
-	}
 	if (yes) {
 		fputs("Out-of-band approval to be signed:\n", stderr);
 		show_ask(stderr, &k, (int64_t)time(NULL));
@@ -1013,7 +1018,7 @@ static int
 do_sign(const struct issue *is, const char *keyfile)
 {
 	struct consent c;
-	char err[BNC_PATH_MAX + 256], *target = NULL, *token = NULL;
+	char *target = NULL, *token = NULL;
 	uint8_t *text = NULL, *sk = NULL;
 	size_t len;
 	int64_t ttl;
@@ -1040,15 +1045,8 @@ do_sign(const struct issue *is, const char *keyfile)
 	check_text(text, len);
 	ttl = issue_ttl(is->ttl_arg, is->cfgpath);
 
-	if (access(keyfile, F_OK) == -1 && errno == ENOENT)
-		die("%s: no such key; bouncer-issue-consent -G [-k keyfile] "
-		    "makes one", keyfile);
-	if ((sk = sodium_malloc(crypto_sign_SECRETKEYBYTES)) == NULL)
-		die("sodium_malloc: %s", strerror(errno));
-	if (consent_secret_load(keyfile, sk, err, sizeof(err)) != 0) {
-		warnmsg("%s", err);
+	if ((sk = secret_key(keyfile)) == NULL)
 		goto out;
-	}
 	memset(&c, 0, sizeof(c));
 	snprintf(c.agent, sizeof(c.agent), "%s", is->agent);
 	snprintf(c.tool, sizeof(c.tool), "%s", is->tool);

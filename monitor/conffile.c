@@ -594,6 +594,23 @@ config_set_command(struct config *c, const char *name, char **argv)
 	u->nargs = n;
 }
 
+int
+config_find(struct config *c, const char *path, char *err, size_t errlen)
+{
+	char *defpath = NULL;
+	int r = 0;
+
+	config_defaults(c);
+	if (path == NULL)
+		path = defpath = config_default_path();
+	if (path != NULL && (r = config_load(c, path, err, errlen)) != 0)
+		config_free(c);
+	else
+		config_env_state_dir(c);
+	free(defpath);
+	return r;
+}
+
 void
 config_env_state_dir(struct config *c)
 {

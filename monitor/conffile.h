@@ -63,5 +63,13 @@ void	config_free(struct config *);
  * state_dir (DESIGN 1.1): every program finds the monitor's database
  * the same way. */
 void	config_env_state_dir(struct config *);
+/*
+ * What the tools beside the monitor read (bouncer-audit,
+ * bouncer-issue-consent): path, else the file the monitor reads without
+ * -f, else the built-in defaults; then BOUNCER_STATE_DIR.  0, or
+ * -BNC_ERR_CONFIG with "FILE:LINE: message" in err (c is then freed).
+ */
+int	config_find(struct config *, const char *path, char *err,
+	    size_t errlen);
 
 #endif /* BNC_CONFFILE_H */
