@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,13 +169,6 @@ check_string_list(struct cfg_ctx *x, const struct ynode *v, const char *key)
 			return cfail(x, v->items[i], key,
 			    "entries must be strings");
 	return 0;
-}
-
-/* Reserved keys: checked for shape now, given meaning by later releases. */
-static int
-key_mapping(struct cfg_ctx *x, const struct ynode *v, const char *key)
-{
-	return check_type(x, v, key, YNODE_MAPPING);
 }
 
 static int
@@ -430,6 +424,284 @@ key_upstreams(struct cfg_ctx *x, const struct ynode *v, const char *key)
 	return 0;
 }
 
+/* ---- work: ----------------------------------------------------------- */
+
+static void
+free_strvec(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int
+config_api_base_ok(const char *url)
+{
+	static const char *const hosts[] = {
+		"http://127.0.0.1:", "http://[::1]:", "http://localhost:"
+	};
+	const char *p = NULL;
+	char *end;
+	unsigned long port;
+	size_t i;
+
+	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++)
+		if (strncmp(url, hosts[i], strlen(hosts[i])) == 0) {
+			p = url + strlen(hosts[i]);
+			break;
+		}
+	if (p == NULL || *p < '1' || *p > '9')
+		return 0;
+	errno = 0;
+	port = strtoul(p, &end, 10);
+	if (errno != 0 || port == 0 || port > 65535 || end - p > 5)
+		return 0;
+	return *end == '\0' || (end[0] == '/' && end[1] == '\0');
+}
+
+static int
+work_api_base(struct cfg_ctx *x, const struct ynode *v, const char *key,
+    char **out)
+{
+	int r;
+
+	if ((r = get_string(x, v, key, BNC_PATH_MAX, out)) != 0)
+		return r;
+	if (!config_api_base_ok(*out))
+		return cfail(x, v, key, "\"%.64s\" is not a loopback "
+		    "address: only http://127.0.0.1:PORT, http://[::1]:PORT "
+		    "or http://localhost:PORT may replace a vendor's API",
+		    *out);
+	return 0;
+}
+
+/* A Notion id: 32 hex digits, dashes allowed between them (a UUID). */
+static int
+notion_id_ok(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s != '\0'; s++) {
+		if (isxdigit((unsigned char)*s))
+			n++;
+		else if (*s != '-')
+			return 0;
+	}
+	return n == 32;
+}
+
+/* owner/repo as GitHub spells them */
+static int
+repo_ok(const char *s)
+{
+	size_t n;
+
+	if ((n = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")) == 0 || n > 39 ||
+	    s[n] != '/')
+		return 0;
+	s += n + 1;
+	n = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.");
+	return n > 0 && n <= 100 && s[n] == '\0' && strcmp(s, ".") != 0 &&
+	    strcmp(s, "..") != 0;
+}
+
+static int
+work_notion(struct cfg_ctx *x, const struct ynode *v)
+{
+	struct work_notion *w = &x->c->notion;
+	const struct ynode *k, *val;
+	char *id = NULL;
+	size_t i;
+	int r = 0;
+
+	if ((r = check_type(x, v, "work.notion", YNODE_MAPPING)) != 0)
+		return r;
+	w->set = 1;
+	for (i = 0; i < v->n && r == 0; i += 2) {
+		k = v->items[i];
+		val = v->items[i + 1];
+		if (strcmp(k->scalar, "read_token_file") == 0)
+			r = get_path(x, val, "work.notion.read_token_file",
+			    &w->read_token_file);
+		else if (strcmp(k->scalar, "comment_token_file") == 0)
+			r = get_path(x, val, "work.notion.comment_token_file",
+			    &w->comment_token_file);
+		else if (strcmp(k->scalar, "api_base") == 0)
+			r = work_api_base(x, val, "work.notion.api_base",
+			    &w->api_base);
+		else if (strcmp(k->scalar, "database_id") == 0) {
+			if ((r = get_string(x, val, "work.notion.database_id",
+			    64, &id)) == 0 && !notion_id_ok(id))
+				r = cfail(x, val, "work.notion.database_id",
+				    "not a Notion id (32 hex digits)");
+			free(w->database_id);
+			w->database_id = id;
+			id = NULL;
+		} else
+			r = cfail(x, k, "work.notion", "unknown key \"%s\"",
+			    k->scalar);
+	}
+	return r;
+}
+
+static int
+work_github(struct cfg_ctx *x, const struct ynode *v)
+{
+	struct work_github *w = &x->c->github;
+	const struct ynode *k, *val;
+	size_t i, j;
+	int r = 0;
+
+	if ((r = check_type(x, v, "work.github", YNODE_MAPPING)) != 0)
+		return r;
+	w->set = 1;
+	for (i = 0; i < v->n && r == 0; i += 2) {
+		k = v->items[i];
+		val = v->items[i + 1];
+		if (strcmp(k->scalar, "token_file") == 0)
+			r = get_path(x, val, "work.github.token_file",
+			    &w->token_file);
+		else if (strcmp(k->scalar, "api_base") == 0)
+			r = work_api_base(x, val, "work.github.api_base",
+			    &w->api_base);
+		else if (strcmp(k->scalar, "repos") == 0) {
+			if ((r = check_string_list(x, val,
+			    "work.github.repos")) != 0)
+				break;
+			for (j = 0; j < val->n && r == 0; j++)
+				if (!repo_ok(val->items[j]->scalar))
+					r = cfail(x, val->items[j],
+					    "work.github.repos", "\"%.64s\" is "
+					    "not owner/repo",
+					    val->items[j]->scalar);
+			if (r == 0) {
+				free_strvec(w->repos, w->nrepos);
+				w->repos = string_vec(val, &w->nrepos);
+			}
+		} else
+			r = cfail(x, k, "work.github", "unknown key \"%s\"",
+			    k->scalar);
+	}
+	return r;
+}
+
+static int
+work_slack(struct cfg_ctx *x, const struct ynode *v)
+{
+	struct work_slack *w = &x->c->slack;
+	const struct ynode *k, *val, *ch, *ck;
+	struct work_channel *c;
+	size_t i, j;
+	int r = 0;
+
+	if ((r = check_type(x, v, "work.slack", YNODE_MAPPING)) != 0)
+		return r;
+	w->set = 1;
+	for (i = 0; i < v->n && r == 0; i += 2) {
+		k = v->items[i];
+		val = v->items[i + 1];
+		if (strcmp(k->scalar, "api_base") == 0) {
+			r = work_api_base(x, val, "work.slack.api_base",
+			    &w->api_base);
+			continue;
+		}
+		if (strcmp(k->scalar, "channels") != 0) {
+			r = cfail(x, k, "work.slack", "unknown key \"%s\"",
+			    k->scalar);
+			break;
+		}
+		if ((r = check_type(x, val, "work.slack.channels",
+		    YNODE_MAPPING)) != 0)
+			break;
+		for (j = 0; j < val->n && r == 0; j += 2) {
+			ck = val->items[j];
+			ch = val->items[j + 1];
+			if (!config_upstream_name_ok(ck->scalar)) {
+				r = cfail(x, ck, "work.slack.channels",
+				    "\"%.64s\": a channel's name is 1 to %d of "
+				    "A-Z a-z 0-9 _ -", ck->scalar,
+				    BNC_UPSTREAM_NAME_MAX);
+				break;
+			}
+			if ((r = check_type(x, ch, "work.slack.channels",
+			    YNODE_MAPPING)) != 0)
+				break;
+			if (ch->n != 2 ||
+			    strcmp(ch->items[0]->scalar, "webhook_file") != 0) {
+				r = cfail(x, ch, "work.slack.channels",
+				    "%s: exactly {webhook_file: FILE}",
+				    ck->scalar);
+				break;
+			}
+			w->channels = xreallocarray(w->channels,
+			    w->nchannels + 1, sizeof(*w->channels));
+			c = &w->channels[w->nchannels];
+			memset(c, 0, sizeof(*c));
+			if ((r = get_path(x, ch->items[1],
+			    "work.slack.channels.webhook_file",
+			    &c->webhook_file)) != 0)
+				break;
+			c->name = xstrdup(ck->scalar);
+			w->nchannels++;
+		}
+	}
+	return r;
+}
+
+/* work: { notion: ..., github: ..., slack: ... } */
+static int
+key_work(struct cfg_ctx *x, const struct ynode *v, const char *key)
+{
+	const struct ynode *k;
+	size_t i;
+	int r;
+
+	if ((r = check_type(x, v, key, YNODE_MAPPING)) != 0)
+		return r;
+	for (i = 0; i < v->n; i += 2) {
+		k = v->items[i];
+		if (strcmp(k->scalar, "notion") == 0)
+			r = work_notion(x, v->items[i + 1]);
+		else if (strcmp(k->scalar, "github") == 0)
+			r = work_github(x, v->items[i + 1]);
+		else if (strcmp(k->scalar, "slack") == 0)
+			r = work_slack(x, v->items[i + 1]);
+		else
+			r = cfail(x, k, key, "unknown key \"%s\" (notion, "
+			    "github, slack)", k->scalar);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+static void
+work_free(struct config *c)
+{
+	size_t i;
+
+	free(c->notion.read_token_file);
+	free(c->notion.comment_token_file);
+	free(c->notion.database_id);
+	free(c->notion.api_base);
+	free(c->github.token_file);
+	free_strvec(c->github.repos, c->github.nrepos);
+	free(c->github.api_base);
+	for (i = 0; i < c->slack.nchannels; i++) {
+		free(c->slack.channels[i].name);
+		free(c->slack.channels[i].webhook_file);
+	}
+	free(c->slack.channels);
+	free(c->slack.api_base);
+	memset(&c->notion, 0, sizeof(c->notion));
+	memset(&c->github, 0, sizeof(c->github));
+	memset(&c->slack, 0, sizeof(c->slack));
+}
+
 struct cfg_key {
 	const char	*name;
 	int		(*fn)(struct cfg_ctx *, const struct ynode *,
@@ -449,7 +721,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ "registry",		key_registry },
 	{ "consent",		key_consent },
 	{ "forbidden_tools",	key_forbidden },
-	{ "work",		key_mapping },
+	{ "work",		key_work },
 };
 
 /*
@@ -636,11 +908,10 @@ config_free(struct config *c)
 	for (i = 0; i < c->npacks; i++)
 		free(c->packs[i]);
 	free(c->packs);
-	for (i = 0; i < c->nforbidden; i++)
-		free(c->forbidden[i]);
-	free(c->forbidden);
+	free_strvec(c->forbidden, c->nforbidden);
 	free(c->policy);
 	free(c->registry);
+	work_free(c);
 	free(c->consent_keys);
 	free(c->state_dir);
 	free(c->path);

@@ -20,6 +20,36 @@ struct upstream_cfg {
 	int		  namespace;
 };
 
+/*
+ * work: the work systems bouncer's own tools reach through its carriers
+ * (DESIGN 7, 8).  Paths are made relative to the file; credentials are
+ * read only when a carrier starts.  api_base NULL: the vendor's.
+ */
+struct work_notion {
+	int		 set;
+	char		*read_token_file;
+	char		*comment_token_file;
+	char		*database_id;
+	char		*api_base;
+};
+struct work_github {
+	int		 set;
+	char		*token_file;
+	char		**repos;	/* owner/repo */
+	size_t		 nrepos;
+	char		*api_base;
+};
+struct work_channel {
+	char		*name;
+	char		*webhook_file;
+};
+struct work_slack {
+	int		 set;
+	struct work_channel *channels;
+	size_t		 nchannels;
+	char		*api_base;
+};
+
 struct config {
 	char			*path;		/* NULL: built-in defaults */
 	char			*state_dir;
@@ -41,6 +71,9 @@ struct config {
 	size_t			 nforbidden;
 	struct upstream_cfg	*ups;
 	size_t			 nups;
+	struct work_notion	 notion;
+	struct work_github	 github;
+	struct work_slack	 slack;
 };
 
 /* Built-in defaults; state_dir from the environment (XDG). */
@@ -58,6 +91,12 @@ void	config_set_command(struct config *, const char *name, char **argv);
 void	config_set_upstream(struct config *, struct upstream_cfg *u);
 void	config_upstream_free(struct upstream_cfg *);
 int	config_upstream_name_ok(const char *);
+/*
+ * 1 if url may be a carrier's api_base (DESIGN 2): http:// to a loopback
+ * host -- 127.0.0.1, [::1] or localhost -- with a port from 1 to 65535
+ * and nothing else but an optional final "/"; else 0.
+ */
+int	config_api_base_ok(const char *url);
 void	config_free(struct config *);
 /* BOUNCER_STATE_DIR, when set and the program is not setgid, replaces
  * state_dir (DESIGN 1.1): every program finds the monitor's database

@@ -134,6 +134,70 @@ START_TEST(test_relative_paths)
 }
 END_TEST
 
+/* work: every key, paths made relative, and api_base on loopback only */
+START_TEST(test_work)
+{
+	static const char *const good[] = {
+		"http://127.0.0.1:8080", "http://127.0.0.1:1/", "http://[::1]:65535",
+		"http://localhost:443",
+	};
+	static const char *const bad[] = {
+		"https://api.notion.com", "http://127.0.0.2:80", "http://127.0.0.1",
+		"http://127.0.0.1:0", "http://127.0.0.1:65536", "http://127.0.0.1:80/v1",
+		"http://localhost.evil.example:80", "http://user@127.0.0.1:80",
+		"https://127.0.0.1:443", "http://127.0.0.1:080", "http://[::1]:80x",
+		"HTTP://127.0.0.1:80", "http://127.0.0.1:123456",
+	};
+	char want[320];
+	size_t i;
+
+	ck_assert_int_eq(load(
+	    "work:\n"
+	    "  notion:\n"
+	    "    read_token_file: notion-read.token\n"
+	    "    comment_token_file: /etc/bouncer/notion-comment.token\n"
+	    "    database_id: 0123456789abcdef0123456789ABCDEF\n"
+	    "    api_base: http://127.0.0.1:8080\n"
+	    "  github: { token_file: gh.token, repos: [corp/app, corp/web.site] }\n"
+	    "  slack:\n"
+	    "    channels:\n"
+	    "      ops: { webhook_file: ops.hook }\n"
+	    "      release-notes: { webhook_file: /x/rn.hook }\n"), 0);
+	ck_assert_int_eq(cfg.notion.set, 1);
+	snprintf(want, sizeof(want), "%s/notion-read.token", testdir_path());
+	ck_assert_str_eq(cfg.notion.read_token_file, want);
+	ck_assert_str_eq(cfg.notion.comment_token_file,
+	    "/etc/bouncer/notion-comment.token");
+	ck_assert_str_eq(cfg.notion.api_base, "http://127.0.0.1:8080");
+	ck_assert_uint_eq(cfg.github.nrepos, 2);
+	ck_assert_str_eq(cfg.github.repos[1], "corp/web.site");
+	ck_assert_ptr_null(cfg.github.api_base);
+	ck_assert_uint_eq(cfg.slack.nchannels, 2);
+	ck_assert_str_eq(cfg.slack.channels[1].name, "release-notes");
+	ck_assert_str_eq(cfg.slack.channels[1].webhook_file, "/x/rn.hook");
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(config_api_base_ok(good[i]), "%s", good[i]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(!config_api_base_ok(bad[i]), "%s", bad[i]);
+	expect_error("work:\n  github:\n    api_base: https://api.github.com\n",
+	    3, "work.github.api_base");
+	expect_error("work:\n  notion: { database_id: 12ab }\n", 2,
+	    "work.notion.database_id");
+	expect_error("work:\n  github: { repos: [corp/..] }\n", 2,
+	    "work.github.repos");
+	expect_error("work:\n  github: { repos: [../x] }\n", 2,
+	    "work.github.repos");
+	expect_error("work:\n  github: { owner_file: x }\n", 2,
+	    "work.github");
+	expect_error("work:\n  jira: {}\n", 2, "work");
+	expect_error("work:\n  slack:\n    channels:\n"
+	    "      \"a b\": { webhook_file: x }\n", 4, "work.slack.channels");
+	expect_error("work:\n  slack:\n    channels:\n"
+	    "      ops: { webhook_file: x, url: y }\n", 4,
+	    "work.slack.channels");
+}
+END_TEST
+
 START_TEST(test_command_line)
 {
 	char *argv[] = { "node", "srv.js", "dir", NULL };
@@ -258,6 +322,7 @@ config_suite(void)
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_full);
 	tcase_add_test(tc, test_relative_paths);
+	tcase_add_test(tc, test_work);
 	tcase_add_test(tc, test_command_line);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
