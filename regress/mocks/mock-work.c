@@ -436,6 +436,15 @@ find_by(cJSON *arr, const char *key, const char *val)
 	return NULL;
 }
 
+/* A seed number; 0 when absent (cJSON would give NaN). */
+static int
+iget(cJSON *o, const char *key)
+{
+	cJSON *n = cJSON_GetObjectItem(o, key);
+
+	return cJSON_IsNumber(n) ? n->valueint : 0;
+}
+
 static const char *
 sget(cJSON *o, const char *key)
 {
@@ -1084,7 +1093,7 @@ github_issue(cJSON *repo, cJSON *is, const char *version)
 {
 	cJSON *o = cJSON_CreateObject();
 	char buf[512];
-	int num = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(is, "number"));
+	int num = iget(is, "number");
 	const char *st = sget(is, "state");
 
 	snprintf(buf, sizeof(buf), GH_API "/repos/%s/%s/issues/%d",
@@ -1308,8 +1317,7 @@ github(struct req *q)
 		goto notfound;
 	num = (int)l;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(repo, "issues"))
-		if ((int)cJSON_GetNumberValue(cJSON_GetObjectItem(e,
-		    "number")) == num)
+		if (iget(e, "number") == num)
 			is = e;
 	if (is == NULL)
 		goto notfound;
