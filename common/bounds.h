@@ -100,6 +100,37 @@
 						 * worker's pipe (Linux's largest
 						 * pipe by default) */
 
+/* carriers (DESIGN 8; carrier/, monitor/carrier.c) */
+#define BNC_CARRIER_ARGS_MAX	8		/* arguments of one endpoint call */
+#define BNC_CARRIER_ARG_NAME_MAX 32		/* bytes of an argument's name */
+#define BNC_CARRIER_ARG_MAX	1024		/* bytes of an argument but the text */
+#define BNC_CARRIER_CALL_MAX	(BNC_CONSENT_TEXT_MAX * 4 + 16384)	/* a call
+						 * frame: the text may be 4 bytes a
+						 * character, plus the other arguments */
+#define BNC_CARRIER_RESULT_MAX	(4 * 1024 * 1024)	/* typed fields of one answer */
+#define BNC_CARRIER_RESPONSE_MAX (8 * 1024 * 1024)	/* bytes of a vendor's body a
+						 * carrier reads; a row may say less */
+#define BNC_CARRIER_METHOD_MAX	16		/* bytes of an HTTP method in a probe */
+#define BNC_CARRIER_PATH_MAX	2048		/* bytes of a request path and query */
+#define BNC_CARRIER_CODE_MAX	64		/* bytes of an error code */
+#define BNC_CARRIER_STATUS_MAX	5		/* highest enum carrier_status */
+#define BNC_CARRIER_RETRY_AFTER_MAX 60		/* seconds of Retry-After reported */
+#define BNC_CARRIER_WAIT_MAX_S	10		/* longest Retry-After the monitor waits
+						 * before trying a call again */
+#define BNC_CARRIER_RETRIES_MAX	2		/* tries again after a 429, per call */
+#define BNC_CARRIER_HTTP_TIMEOUT_S 20		/* one HTTP exchange, in the carrier */
+#define BNC_CARRIER_CALL_TIMEOUT_S 30		/* one call, in the monitor: then the
+						 * carrier is killed and the call fails */
+#define BNC_CARRIER_RESTARTS_MAX 3		/* restarts of one carrier per session */
+#define BNC_CARRIER_QUEUE_MAX	64		/* calls waiting for one carrier */
+#define BNC_CARRIER_CREDENTIAL_MAX 8192		/* bytes of a credential on fd 4 */
+#define BNC_CARRIER_CA_MAX	(4 * 1024 * 1024)	/* bytes of the CA bundle */
+#define BNC_WORK_PAGES_MAX	10		/* pages of a Notion list read for one call */
+#define BNC_WORK_CHANNELS_MAX	32		/* Slack channels configured */
+#define BNC_WORK_REPOS_MAX	256		/* GitHub repos in work.github.repos */
+#define BNC_SLACK_MESSAGES_DEFAULT 20		/* send_external_message calls per session
+						 * when the registry names no budget */
+
 /* sandbox rules (DESIGN 2; common/sandbox-seccomp.c) */
 #define BNC_SB_ARGS_MAX		2		/* conditions on one seccomp rule */
 

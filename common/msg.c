@@ -19,21 +19,31 @@
 #include "value.h"
 #include "xmalloc.h"
 
+/* A type every child sends (its hello, its logs): either child's
+ * direction to the monitor. */
+#define MSG_DIR_ANY_CHILD	0
+
 struct msg_desc {
 	uint16_t	 type;
-	enum msg_dir	 dir;
+	enum msg_dir	 dir;		/* or MSG_DIR_ANY_CHILD */
 	const char	*name;
 	size_t		 cap;		/* 0: depends on max_message */
 };
 
 static const struct msg_desc msg_table[] = {
-	{ MSG_HELLO,	 MSG_DIR_WORKER_TO_MONITOR, "hello", BNC_CTRL_MSG_MAX },
-	{ MSG_LOG,	 MSG_DIR_WORKER_TO_MONITOR, "log", BNC_CTRL_MSG_MAX },
+	{ MSG_HELLO,	 MSG_DIR_ANY_CHILD, "hello", BNC_CTRL_MSG_MAX },
+	{ MSG_LOG,	 MSG_DIR_ANY_CHILD, "log", BNC_CTRL_MSG_MAX },
 	{ MSG_RPC_IN,	 MSG_DIR_WORKER_TO_MONITOR, "rpc-in", 0 },
 	{ MSG_RPC_BAD,	 MSG_DIR_WORKER_TO_MONITOR, "rpc-bad", BNC_CTRL_MSG_MAX },
 	{ MSG_INPUT_EOF, MSG_DIR_WORKER_TO_MONITOR, "input-eof", BNC_CTRL_MSG_MAX },
 	{ MSG_RPC_OUT,	 MSG_DIR_MONITOR_TO_WORKER, "rpc-out", 0 },
 	{ MSG_SHUTDOWN,	 MSG_DIR_MONITOR_TO_WORKER, "shutdown", BNC_CTRL_MSG_MAX },
+	{ MSG_CARRIER_RESULT, MSG_DIR_CARRIER_TO_MONITOR, "carrier-result",
+	    BNC_CARRIER_RESULT_MAX },
+	{ MSG_CARRIER_CALL, MSG_DIR_MONITOR_TO_CARRIER, "carrier-call",
+	    BNC_CARRIER_CALL_MAX },
+	{ MSG_CARRIER_PROBE, MSG_DIR_MONITOR_TO_CARRIER, "carrier-probe",
+	    BNC_CTRL_MSG_MAX },
 };
 
 static const struct msg_desc *
@@ -52,7 +62,12 @@ msg_type_allowed(enum msg_dir dir, uint16_t type)
 {
 	const struct msg_desc *d;
 
-	return (d = msg_find(type)) != NULL && d->dir == dir;
+	if ((d = msg_find(type)) == NULL)
+		return 0;
+	if (d->dir == MSG_DIR_ANY_CHILD)
+		return dir == MSG_DIR_WORKER_TO_MONITOR ||
+		    dir == MSG_DIR_CARRIER_TO_MONITOR;
+	return d->dir == dir;
 }
 
 const char *
@@ -117,7 +132,7 @@ msg_hello_put(struct buf *b, const struct msg_hello *m)
 {
 	int r;
 
-	if ((m->role != ROLE_WORKER_CLIENT && m->role != ROLE_WORKER_UPSTREAM) ||
+	if (m->role < ROLE_WORKER_CLIENT || m->role > ROLE_MAX ||
 	    m->sandbox > SB_STATE_DEBUG)
 		return -BNC_ERR_BAD_FORMAT;
 	if ((r = buf_put_u8(b, m->role)) != 0 ||
@@ -139,7 +154,7 @@ msg_hello_get(struct buf *b, struct msg_hello *m)
 	    (r = buf_get_u32(b, &m->pid)) != 0 ||
 	    (r = buf_get_u32(b, &m->landlock_abi)) != 0)
 		return r;
-	if (m->role != ROLE_WORKER_CLIENT && m->role != ROLE_WORKER_UPSTREAM)
+	if (m->role < ROLE_WORKER_CLIENT || m->role > ROLE_MAX)
 		return -BNC_ERR_BAD_FORMAT;
 	if (m->sandbox > SB_STATE_DEBUG)
 		return -BNC_ERR_BAD_FORMAT;
@@ -188,6 +203,159 @@ msg_log_free(struct msg_log *m)
 		return;
 	free(m->line);
 	m->line = NULL;
+}
+
+/* MSG_CARRIER_CALL */
+
+/* An object of strings, each within its bound (the text's is larger). */
+static int
+carrier_args_ok(const struct value *v)
+{
+	size_t i;
+
+	if (!value_is(v, V_OBJECT) || v->u.o.n > BNC_CARRIER_ARGS_MAX)
+		return 0;
+	for (i = 0; i < v->u.o.n; i++) {
+		if (strlen(v->u.o.m[i].key) > BNC_CARRIER_ARG_NAME_MAX ||
+		    !value_is(v->u.o.m[i].val, V_STRING))
+			return 0;
+		if (v->u.o.m[i].val->u.s.len > (strcmp(v->u.o.m[i].key,
+		    "text") == 0 ? BNC_CONSENT_TEXT_MAX : BNC_CARRIER_ARG_MAX))
+			return 0;
+	}
+	return 1;
+}
+
+int
+msg_carrier_call_put(struct buf *b, const struct msg_carrier_call *m)
+{
+	int r;
+
+	if (m->endpoint == 0 || !carrier_args_ok(m->args))
+		return -BNC_ERR_BAD_FORMAT;
+	if ((r = buf_put_u16(b, m->endpoint)) != 0 ||
+	    (r = value_encode(b, m->args)) != 0)
+		return r;
+	return 0;
+}
+
+int
+msg_carrier_call_get(struct buf *b, struct msg_carrier_call *m)
+{
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if ((r = buf_get_u16(b, &m->endpoint)) != 0 ||
+	    (r = value_decode(b, &m->args, BNC_CARRIER_CALL_MAX)) != 0)
+		return r;
+	if (m->endpoint == 0 || !carrier_args_ok(m->args))
+		return -BNC_ERR_BAD_FORMAT;
+	return check_done(b);
+}
+
+void
+msg_carrier_call_free(struct msg_carrier_call *m)
+{
+	if (m == NULL)
+		return;
+	value_free(m->args);
+	m->args = NULL;
+}
+
+/* MSG_CARRIER_PROBE */
+
+int
+msg_carrier_probe_put(struct buf *b, const struct msg_carrier_probe *m)
+{
+	int r;
+
+	if ((r = put_text(b, m->method, BNC_CARRIER_METHOD_MAX)) != 0 ||
+	    (r = put_text(b, m->path, BNC_CARRIER_PATH_MAX)) != 0)
+		return r;
+	return 0;
+}
+
+int
+msg_carrier_probe_get(struct buf *b, struct msg_carrier_probe *m)
+{
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if ((r = get_text(b, &m->method, BNC_CARRIER_METHOD_MAX)) != 0 ||
+	    (r = get_text(b, &m->path, BNC_CARRIER_PATH_MAX)) != 0)
+		return r;
+	return check_done(b);
+}
+
+void
+msg_carrier_probe_free(struct msg_carrier_probe *m)
+{
+	if (m == NULL)
+		return;
+	free(m->method);
+	free(m->path);
+	m->method = m->path = NULL;
+}
+
+/* MSG_CARRIER_RESULT */
+
+int
+msg_carrier_result_put(struct buf *b, const struct msg_carrier_result *m)
+{
+	int r;
+
+	if (m->status > BNC_CARRIER_STATUS_MAX || m->sent > 1 ||
+	    m->retry_after > BNC_CARRIER_RETRY_AFTER_MAX ||
+	    (m->status == 0) != (m->data != NULL))
+		return -BNC_ERR_BAD_FORMAT;
+	if ((r = buf_put_u8(b, m->status)) != 0 ||
+	    (r = buf_put_u8(b, m->sent)) != 0 ||
+	    (r = buf_put_u16(b, m->http_status)) != 0 ||
+	    (r = buf_put_u32(b, m->retry_after)) != 0 ||
+	    (r = put_text(b, m->code != NULL ? m->code : "",
+	    BNC_CARRIER_CODE_MAX)) != 0 ||
+	    (r = put_text(b, m->message != NULL ? m->message : "",
+	    BNC_REASON_MAX)) != 0)
+		return r;
+	if (m->data != NULL && (r = value_encode(b, m->data)) != 0)
+		return r;
+	return 0;
+}
+
+int
+msg_carrier_result_get(struct buf *b, struct msg_carrier_result *m,
+    size_t max_message)
+{
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if ((r = buf_get_u8(b, &m->status)) != 0 ||
+	    (r = buf_get_u8(b, &m->sent)) != 0 ||
+	    (r = buf_get_u16(b, &m->http_status)) != 0 ||
+	    (r = buf_get_u32(b, &m->retry_after)) != 0 ||
+	    (r = get_text(b, &m->code, BNC_CARRIER_CODE_MAX)) != 0 ||
+	    (r = get_text(b, &m->message, BNC_REASON_MAX)) != 0)
+		return r;
+	if (m->status > BNC_CARRIER_STATUS_MAX || m->sent > 1 ||
+	    m->retry_after > BNC_CARRIER_RETRY_AFTER_MAX)
+		return -BNC_ERR_BAD_FORMAT;
+	if (m->status == 0 && (r = value_decode(b, &m->data,
+	    max_message < BNC_CARRIER_RESULT_MAX ? max_message :
+	    BNC_CARRIER_RESULT_MAX)) != 0)
+		return r;
+	return check_done(b);
+}
+
+void
+msg_carrier_result_free(struct msg_carrier_result *m)
+{
+	if (m == NULL)
+		return;
+	free(m->code);
+	free(m->message);
+	value_free(m->data);
+	m->code = m->message = NULL;
+	m->data = NULL;
 }
 
 /* JSON-RPC ids */

@@ -29,20 +29,37 @@ enum bnc_msgtype {
 
 	/* monitor -> worker: 0x0300..0x03ff */
 	MSG_RPC_OUT	= 0x0301,	/* render this message as a line */
-	MSG_SHUTDOWN	= 0x0302	/* flush output and exit */
+	MSG_SHUTDOWN	= 0x0302,	/* flush output and exit */
+
+	/* carrier -> monitor: 0x0400..0x04ff */
+	MSG_CARRIER_RESULT = 0x0401,	/* the outcome of a call or probe */
+
+	/* monitor -> carrier: 0x0500..0x05ff */
+	MSG_CARRIER_CALL = 0x0501,	/* call an endpoint; FD: a socket
+					 * the monitor connected */
+	MSG_CARRIER_PROBE = 0x0502	/* would the table send this request
+					 * line?  (bouncer-monitor -C; no fd,
+					 * nothing reaches the network) */
 };
 
 /* Directions, for msg_type_allowed(). */
 enum msg_dir {
 	MSG_DIR_WORKER_TO_MONITOR = 1,
-	MSG_DIR_MONITOR_TO_WORKER = 2
+	MSG_DIR_MONITOR_TO_WORKER = 2,
+	MSG_DIR_CARRIER_TO_MONITOR = 3,
+	MSG_DIR_MONITOR_TO_CARRIER = 4
 };
 
 /* Child roles reported in MSG_HELLO. */
 enum bnc_role {
 	ROLE_WORKER_CLIENT = 1,
-	ROLE_WORKER_UPSTREAM = 2
+	ROLE_WORKER_UPSTREAM = 2,
+	ROLE_CARRIER_NOTION_READ = 3,	/* bouncer-carrier-notion -m read */
+	ROLE_CARRIER_NOTION_COMMENT = 4, /* bouncer-carrier-notion -m comment */
+	ROLE_CARRIER_GITHUB = 5,
+	ROLE_CARRIER_SLACK = 6
 };
+#define ROLE_MAX		ROLE_CARRIER_SLACK
 
 /* Sandbox state reported in MSG_HELLO. */
 enum bnc_sandbox_state {
@@ -152,6 +169,50 @@ void	msg_rpc_bad_free(struct msg_rpc_bad *);
 /* MSG_INPUT_EOF, MSG_SHUTDOWN: no payload. */
 int	msg_empty_put(struct buf *);
 int	msg_empty_get(struct buf *);
+
+/*
+ * MSG_CARRIER_CALL: one call of an endpoint of the carrier's table
+ * (CEP_* of work.h), with its arguments as a typed tree: an object whose
+ * members are strings (each within BNC_CARRIER_ARG_MAX, the text of a
+ * comment or message within BNC_CONSENT_TEXT_MAX).  Never a URL: the
+ * carrier builds the request itself.  The frame carries the connected
+ * socket; the result comes back under the frame id of the call.
+ */
+struct msg_carrier_call {
+	uint16_t	 endpoint;	/* enum carrier_ep */
+	struct value	*args;		/* an object */
+};
+int	msg_carrier_call_put(struct buf *, const struct msg_carrier_call *);
+int	msg_carrier_call_get(struct buf *, struct msg_carrier_call *);
+void	msg_carrier_call_free(struct msg_carrier_call *);
+
+/* MSG_CARRIER_PROBE: a request line for the carrier's two checks only. */
+struct msg_carrier_probe {
+	char		*method;	/* <= BNC_CARRIER_METHOD_MAX */
+	char		*path;		/* <= BNC_CARRIER_PATH_MAX, with query */
+};
+int	msg_carrier_probe_put(struct buf *, const struct msg_carrier_probe *);
+int	msg_carrier_probe_get(struct buf *, struct msg_carrier_probe *);
+void	msg_carrier_probe_free(struct msg_carrier_probe *);
+
+/* What became of a call (enum carrier_status of work.h). */
+struct msg_carrier_result {
+	uint8_t		 status;	/* CARRIER_* */
+	uint8_t		 sent;		/* a byte of the request reached the
+					 * network: a write's outcome may be
+					 * unknown unless status says */
+	uint16_t	 http_status;	/* 0: no answer */
+	uint32_t	 retry_after;	/* seconds, CARRIER_RATE; capped */
+	char		*code;		/* the vendor's error code, or the
+					 * check that refused; <= BNC_CARRIER_CODE_MAX */
+	char		*message;	/* <= BNC_REASON_MAX; "" if none */
+	struct value	*data;		/* CARRIER_OK: the typed fields; else
+					 * NULL */
+};
+int	msg_carrier_result_put(struct buf *, const struct msg_carrier_result *);
+int	msg_carrier_result_get(struct buf *, struct msg_carrier_result *,
+	    size_t max_message);
+void	msg_carrier_result_free(struct msg_carrier_result *);
 
 /* rpc_id helpers */
 void	rpc_id_copy(struct rpc_id *dst, const struct rpc_id *src);

@@ -1127,7 +1127,8 @@ START_TEST(test_bad_enums)
 	CK_R(msg_hello_put(b, &h2), 0);
 	pos = diff_pos(a, b);
 	CK_R(get_patched(a, pos, 0, hello_getcmp, &h1), -BNC_ERR_BAD_FORMAT);
-	CK_R(get_patched(a, pos, 3, hello_getcmp, &h1), -BNC_ERR_BAD_FORMAT);
+	CK_R(get_patched(a, pos, ROLE_MAX + 1, hello_getcmp, &h1),
+	    -BNC_ERR_BAD_FORMAT);
 	CK_R(get_patched(a, pos, 0xff, hello_getcmp, &h1),
 	    -BNC_ERR_BAD_FORMAT);
 	buf_free(a);
