@@ -50,10 +50,17 @@ enum carrier_ep {
 					 * args owner, repo, number, text
 					 * -> {id: int, html_url} */
 	/* slack */
-	CEP_SLACK_POST = 7		/* POST the webhook of {channel}
+	CEP_SLACK_POST = 7,		/* POST the webhook of {channel}
 					 * args channel, text -> {ok: true} */
+	/* notion, audit mode only (bouncer-carrier-notion -m audit, which
+	 * only bouncer-monitor -C starts): a no-op update of one property
+	 * of a page, to show that the token cannot write (DESIGN 8) */
+	CEP_NOTION_NOOP = 8		/* PATCH /v1/pages/{page_id}
+					 * args page_id, op (owner, due, status,
+					 * property, trash) -> {written: bool};
+					 * the vendor's refusal is CARRIER_API */
 };
-#define CEP_MAX			CEP_SLACK_POST
+#define CEP_MAX			CEP_NOTION_NOOP
 
 /*
  * TASK: {id, title, status: string|null, due: string|null,
