@@ -1,20 +1,20 @@
 /*
  * builtin.c - bouncer's own tools (DESIGN 7), offered to the agents of
  * a registry, decided and recorded by gate.c like any call and carried
- * out here.
+ * out here (create_draft) or by worktools.c through a carrier.
  *
- * One table row per tool this release implements: its name, schema and
- * what it does (the lowest tier that may call it, and all the built-in
- * names, are registry.c's table).  The work-system tools arrive with
- * their carriers; until then their names are reserved but not offered.
- * No built-in tool has a parameter for an owner, a due date or a
- * status.
+ * One table row per tool: its name, schema, the checks of its
+ * arguments that belong to the decision, and what it does (the lowest
+ * tier that may call it, and all the built-in names, are registry.c's
+ * table).  No built-in tool has a parameter for an owner, a due date or
+ * a status.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "audit.h"
@@ -27,34 +27,84 @@
 #include "registry.h"
 #include "utf8.h"
 #include "value.h"
+#include "worktools.h"
+#include "xmalloc.h"
+
+#define BUILTIN_PARAMS	3
 
 /* Those implemented; their names and tiers are the registry's table. */
 struct builtin {
 	const char	*name;
 	const char	*description;
-	/* the properties, all strings and all required */
-	const char	*params[3];
-	const char	*param_desc[3];
-	/* 0 or 1 with d a constraint deny */
-	int		(*check)(const struct value *, struct decision *);
-	struct value	*(*run)(struct session *, const struct value *,
-			    int64_t, char *, size_t);
+	/* the properties, all strings */
+	const char	*params[BUILTIN_PARAMS];
+	const char	*param_desc[BUILTIN_PARAMS];
+	unsigned	 optional;	/* bit i: params[i] may be absent */
+	/* 1 if the session can carry it out (its carrier is configured);
+	 * NULL: always */
+	int		(*available)(const struct session *);
+	long long	 budget;	/* calls per session when the registry
+					 * names none; 0: no bound */
+	/* 0, or 1 with d a deny (after the checks every row has) */
+	int		(*check)(struct session *, const char *,
+			    const struct value *, struct decision *);
+	void		(*run)(struct bjob *);
 };
 
-static int	draft_check(const struct value *, struct decision *);
-static struct value *draft_run(struct session *, const struct value *,
-		    int64_t, char *, size_t);
+static int	draft_check(struct session *, const char *,
+		    const struct value *, struct decision *);
+static void	draft_run(struct bjob *);
+
+#define TARGET_DESC	"notion:<page-id> or github:<owner>/<repo>#<number>"
+#define TOKEN_DESC	"The consent token a human issued for exactly this " \
+			"text and target (bouncer-issue-consent)"
 
 static const struct builtin builtins[] = {
+	{ "read_tasks",
+	    "List the tasks of the team's Notion task database: id, title, "
+	    "status, due date, owners and link of each.  Optionally only "
+	    "those whose status is the one given.",
+	    { "status", NULL, NULL },
+	    { "Only tasks with this status (as Notion names it)", NULL,
+	    NULL }, 0x1, worktools_can_read, 0,
+	    worktools_read_check, worktools_read_tasks },
+	{ "read_task",
+	    "Read one Notion task: id, title, status, due date, owners and "
+	    "link.",
+	    { "task_id", NULL, NULL },
+	    { "The task's Notion page id", NULL, NULL }, 0,
+	    worktools_can_read, 0, worktools_read_check, worktools_read_task },
+	{ "read_comments",
+	    "Read the comments of one Notion task.",
+	    { "task_id", NULL, NULL },
+	    { "The task's Notion page id", NULL, NULL }, 0,
+	    worktools_can_read, 0, worktools_read_check,
+	    worktools_read_comments },
 	{ "create_draft",
 	    "Store a draft text for a target (notion:<page-id> or "
 	    "github:<owner>/<repo>#<number>) in bouncer's database, for a "
 	    "human to read and, if they agree, sign.  Nothing is sent.  "
 	    "Returns the draft's id.",
 	    { "target", "text", NULL },
-	    { "notion:<page-id> or github:<owner>/<repo>#<number>",
-	    "The draft, exactly as it should be posted", NULL },
-	    draft_check, draft_run },
+	    { TARGET_DESC, "The draft, exactly as it should be posted", NULL },
+	    0, NULL, 0, draft_check, draft_run },
+	{ "post_human_authored_comment",
+	    "Post a comment a human wrote or approved, word for word, to a "
+	    "Notion task or a GitHub issue.  Needs the consent token the "
+	    "human issued for exactly this text and target.",
+	    { "target", "text", "consent_token" },
+	    { TARGET_DESC, "The comment, exactly as the human approved it",
+	    TOKEN_DESC }, 0, worktools_can_post, 0,
+	    worktools_post_check, worktools_post },
+	{ "send_external_message",
+	    "Send a message a human approved, word for word, to a Slack "
+	    "channel the administrator configured.  Needs the consent token "
+	    "the human issued for exactly this text and channel.",
+	    { "channel", "text", "consent_token" },
+	    { "The channel's name, as configured", "The message, exactly as "
+	    "the human approved it", TOKEN_DESC }, 0, worktools_can_message,
+	    BNC_SLACK_MESSAGES_DEFAULT,
+	    worktools_message_check, worktools_message },
 };
 
 static const struct builtin *
@@ -71,7 +121,11 @@ find(const char *name)
 int
 builtin_offered(const struct session *s, const char *name)
 {
-	return s->registry != NULL && name != NULL && find(name) != NULL;
+	const struct builtin *b;
+
+	return s->registry != NULL && name != NULL &&
+	    (b = find(name)) != NULL &&
+	    (b->available == NULL || b->available(s));
 }
 
 static struct value *
@@ -82,13 +136,14 @@ definition(const struct builtin *b)
 
 	props = value_object();
 	req = value_array();
-	for (i = 0; i < 3 && b->params[i] != NULL; i++) {
+	for (i = 0; i < BUILTIN_PARAMS && b->params[i] != NULL; i++) {
 		p = value_object();
 		value_object_put(p, "type", value_string("string"));
 		value_object_put(p, "description",
 		    value_string(b->param_desc[i]));
 		value_object_put(props, b->params[i], p);
-		value_array_append(req, value_string(b->params[i]));
+		if (!(b->optional & (1u << i)))
+			value_array_append(req, value_string(b->params[i]));
 	}
 	schema = value_object();
 	value_object_put(schema, "type", value_string("object"));
@@ -111,7 +166,8 @@ builtin_list(const struct session *s, struct value *tools)
 		return;
 	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		if (registry_builtin_tier(builtins[i].name) <= s->grant->tier &&
-		    registry_grants(s->grant, builtins[i].name))
+		    registry_grants(s->grant, builtins[i].name) &&
+		    builtin_offered(s, builtins[i].name))
 			value_array_append(tools, definition(&builtins[i]));
 }
 
@@ -129,6 +185,7 @@ builtin_decide(struct session *s, const char *name, const struct value *args,
 {
 	const struct builtin *b = find(name);
 	const struct member *m;
+	long long max;
 	size_t i, j;
 	char why[BNC_REASON_MAX];
 
@@ -144,8 +201,9 @@ builtin_decide(struct session *s, const char *name, const struct value *args,
 		deny(d, "grant", why);
 		return;
 	}
-	if (decide_budget(&s->dc, name, registry_budget(s->grant, name),
-	    flags, d))
+	if ((max = registry_budget(s->grant, name)) < 0 && b->budget > 0)
+		max = b->budget;
+	if (decide_budget(&s->dc, name, max, flags, d))
 		return;
 	/* its arguments: exactly the declared ones, all strings */
 	if (!value_is(args, V_OBJECT)) {
@@ -154,10 +212,10 @@ builtin_decide(struct session *s, const char *name, const struct value *args,
 	}
 	for (i = 0; i < args->u.o.n; i++) {
 		m = &args->u.o.m[i];
-		for (j = 0; j < 3 && b->params[j] != NULL; j++)
+		for (j = 0; j < BUILTIN_PARAMS && b->params[j] != NULL; j++)
 			if (strcmp(m->key, b->params[j]) == 0)
 				break;
-		if (j == 3 || b->params[j] == NULL) {
+		if (j == BUILTIN_PARAMS || b->params[j] == NULL) {
 			snprintf(why, sizeof(why), "argument '%.64s' is not "
 			    "in the tool's input schema", m->key);
 			deny(d, "constraint", why);
@@ -170,38 +228,80 @@ builtin_decide(struct session *s, const char *name, const struct value *args,
 			return;
 		}
 	}
-	for (j = 0; j < 3 && b->params[j] != NULL; j++)
-		if (value_get(args, b->params[j]) == NULL) {
+	for (j = 0; j < BUILTIN_PARAMS && b->params[j] != NULL; j++)
+		if (!(b->optional & (1u << j)) &&
+		    value_get(args, b->params[j]) == NULL) {
 			snprintf(why, sizeof(why), "argument '%s' is "
 			    "required", b->params[j]);
 			deny(d, "constraint", why);
 			return;
 		}
 	if (b->check != NULL)
-		b->check(args, d);
+		b->check(s, name, args, d);
+}
+
+void
+builtin_run(struct session *s, const char *name, const struct value *args,
+    int64_t seq, const struct rpc_id *cid, builtin_done_fn done)
+{
+	const struct builtin *b = find(name);
+	struct bjob *job;
+	char why[BNC_REASON_MAX];
+
+	if (b == NULL) {
+		snprintf(why, sizeof(why), "tool '%.128s' is not available",
+		    name);
+		done(s, cid, name, NULL, why);
+		return;
+	}
+	job = xcalloc(1, sizeof(*job));
+	job->s = s;
+	job->tool = b->name;
+	job->args = value_dup(args);
+	job->seq = seq;
+	rpc_id_copy(&job->cid, cid);
+	job->done = done;
+	b->run(job);
+}
+
+void
+builtin_finish(struct bjob *job, struct value *res, const char *why)
+{
+	job->done(job->s, &job->cid, job->tool, res, why);
+	rpc_id_clear(&job->cid);
+	value_free(job->args);
+	value_free(job->items);
+	free(job);
 }
 
 struct value *
-builtin_run(struct session *s, const char *name, const struct value *args,
-    int64_t seq, char *why, size_t whylen)
+builtin_result(const char *text, struct value *sc)
 {
-	const struct builtin *b = find(name);
+	struct value *res, *content, *block;
 
-	if (b == NULL) {
-		snprintf(why, whylen, "tool '%.128s' is not available", name);
-		return NULL;
-	}
-	return b->run(s, args, seq, why, whylen);
+	block = value_object();
+	value_object_put(block, "type", value_string("text"));
+	value_object_put(block, "text", value_string(text));
+	content = value_array();
+	value_array_append(content, block);
+	res = value_object();
+	value_object_put(res, "content", content);
+	if (sc != NULL)
+		value_object_put(res, "structuredContent", sc);
+	return res;
 }
 
 /* ---- create_draft --------------------------------------------------- */
 
 static int
-draft_check(const struct value *args, struct decision *d)
+draft_check(struct session *s, const char *name, const struct value *args,
+    struct decision *d)
 {
 	const struct value *target = value_get(args, "target");
 	const struct value *text = value_get(args, "text");
 
+	(void)s;
+	(void)name;
 	if (consent_work_target(target->u.s.p) != 0) {
 		deny(d, "constraint", "target must be notion:<page-id> or "
 		    "github:<owner>/<repo>#<number>");
@@ -217,38 +317,30 @@ draft_check(const struct value *args, struct decision *d)
 	return 0;
 }
 
-static struct value *
-draft_run(struct session *s, const struct value *args, int64_t seq,
-    char *why, size_t whylen)
+static void
+draft_run(struct bjob *job)
 {
-	const struct value *target = value_get(args, "target");
-	const struct value *text = value_get(args, "text");
-	struct value *res, *content, *block, *sc;
-	char msg[256];
+	struct session *s = job->s;
+	const struct value *target = value_get(job->args, "target");
+	const struct value *text = value_get(job->args, "text");
+	struct value *sc;
+	char msg[256], why[BNC_REASON_MAX];
 	int64_t id;
-	int r;
 
-	if ((r = audit_draft_add(s->audit, seq, s->id, s->agent,
-	    target->u.s.p, text->u.s.p, text->u.s.len, &id)) != 0) {
-		snprintf(why, whylen, "the draft could not be stored (%s)",
-		    audit_errmsg(s->audit));
-		return NULL;
+	if (audit_draft_add(s->audit, job->seq, s->id, s->agent,
+	    target->u.s.p, text->u.s.p, text->u.s.len, &id) != 0) {
+		snprintf(why, sizeof(why), "the draft could not be stored "
+		    "(%s)", audit_errmsg(s->audit));
+		builtin_finish(job, NULL, why);
+		return;
 	}
 	logit("draft %lld stored by agent %s for %s", (long long)id,
 	    s->agent, target->u.s.p);
 	snprintf(msg, sizeof(msg), "Draft %lld stored for %.128s.  Nothing "
 	    "was sent: a human may sign it with bouncer-issue-consent -D "
 	    "%lld.", (long long)id, target->u.s.p, (long long)id);
-	block = value_object();
-	value_object_put(block, "type", value_string("text"));
-	value_object_put(block, "text", value_string(msg));
-	content = value_array();
-	value_array_append(content, block);
 	sc = value_object();
 	value_object_put(sc, "draft_id", value_int(id));
 	value_object_put(sc, "target", value_string(target->u.s.p));
-	res = value_object();
-	value_object_put(res, "content", content);
-	value_object_put(res, "structuredContent", sc);
-	return res;
+	builtin_finish(job, builtin_result(msg, sc), NULL);
 }

@@ -1,6 +1,6 @@
 /*
  * builtin.h - bouncer's own tools, offered to registered agents (DESIGN
- * 7): today create_draft; the work-system tools come with the carriers.
+ * 7): create_draft, and the work-system tools of worktools.c.
  *
  * builtin.c owns the table of built-in tools (name, tier, schema) and
  * what each one does once gate.c has decided and recorded the call.
@@ -12,9 +12,39 @@
 
 #include <stdint.h>
 
+#include "msg.h"
+
 struct decision;
 struct session;
 struct value;
+
+/*
+ * A call being carried out: it ends, exactly once, in builtin_finish(),
+ * now or when its carrier answers.
+ */
+struct bjob;
+typedef void (*builtin_done_fn)(struct session *, const struct rpc_id *cid,
+    const char *tool, struct value *res, const char *why);
+
+struct bjob {
+	struct session	*s;
+	const char	*tool;		/* the table's */
+	struct value	*args;		/* a copy */
+	int64_t		 seq;		/* its allow row */
+	struct rpc_id	 cid;
+	builtin_done_fn	 done;
+	/* the tool's own state across carrier calls */
+	struct value	*items;		/* what pages gathered */
+	int		 pages;
+};
+
+/*
+ * The end of job: res (taken) for the client, or NULL and why (the call
+ * failed after its row).  job is freed.
+ */
+void	 builtin_finish(struct bjob *job, struct value *res, const char *why);
+/* A tool result: text, and the structured fields (taken, may be NULL). */
+struct value *builtin_result(const char *text, struct value *sc);
 
 /* 1 if the session offers built-in tool name: a registry, and it is
  * implemented in this release. */
@@ -29,10 +59,11 @@ void	 builtin_list(const struct session *, struct value *tools);
 void	 builtin_decide(struct session *, const char *name,
 	    const struct value *args, int flags, struct decision *);
 /*
- * Carries out an allowed call that row seq recorded: a new result for
- * the client, or NULL with why set (the call failed after its row).
+ * Carries out an allowed call that row seq recorded; done gets its
+ * result, or NULL and why, now or later.
  */
-struct value *builtin_run(struct session *, const char *name,
-	    const struct value *args, int64_t seq, char *why, size_t whylen);
+void	 builtin_run(struct session *, const char *name,
+	    const struct value *args, int64_t seq, const struct rpc_id *cid,
+	    builtin_done_fn done);
 
 #endif /* BNC_BUILTIN_H */

@@ -112,12 +112,14 @@ outq_flush(struct child *ch)
 	int r;
 
 	while ((m = ch->outq) != NULL) {
-		r = frame_send_some(ch->sock, m->type, 0, m->payload, &m->off,
-		    -1);
+		r = frame_send_some(ch->sock, m->type, m->id, m->payload,
+		    &m->off, m->off == 0 ? m->fd : -1);
 		if (r == -BNC_ERR_AGAIN)
 			return 0;
 		if (r < 0)
 			return r;
+		if (m->fd != -1)
+			close(m->fd);
 		ch->outq = m->next;
 		if (ch->outq == NULL)
 			ch->outq_tail = &ch->outq;
@@ -146,19 +148,35 @@ worker_writable(evutil_socket_t fd, short what, void *arg)
 int
 child_send(struct child *ch, uint16_t type, const struct buf *b)
 {
+	return child_send_fd(ch, type, 0, b, -1);
+}
+
+int
+child_send_fd(struct child *ch, uint16_t type, uint32_t id,
+    const struct buf *b, int fd)
+{
 	struct outmsg *m;
 	size_t off = 0, cap;
 	int r;
 
-	if (ch->sock == -1)
+	if (ch->sock == -1) {
+		if (fd != -1)
+			close(fd);
 		return 0;
+	}
 	/* a queue must not start with half a message that then has no room */
-	if (ch->outq != NULL && !mem_fits(env.mem, outmsg_mem(b)))
+	if (ch->outq != NULL && !mem_fits(env.mem, outmsg_mem(b))) {
+		if (fd != -1)
+			close(fd);
 		return -BNC_ERR_TOO_LARGE;
+	}
 	if (ch->outq == NULL) {
-		r = frame_send_some(ch->sock, type, 0, b, &off, -1);
-		if (r == 1)
+		r = frame_send_some(ch->sock, type, id, b, &off, fd);
+		if (r == 1) {
+			if (fd != -1)
+				close(fd);
 			return 0;
+		}
 		if (r != -BNC_ERR_AGAIN)
 			fatal_r(r, "%s: send %s", ch->tag,
 			    msg_type_name(type));
@@ -167,17 +185,29 @@ child_send(struct child *ch, uint16_t type, const struct buf *b)
 		 * account if need be (one message per child at most: the
 		 * next one finds the queue and no room).
 		 */
-		if (off > 0)
+		if (off > 0) {
 			mem_force(env.mem, outmsg_mem(b));
-		else if (mem_charge(env.mem, outmsg_mem(b)) != 0)
+			/* the fd went with the first record */
+			if (fd != -1)
+				close(fd);
+			fd = -1;
+		} else if (mem_charge(env.mem, outmsg_mem(b)) != 0) {
+			if (fd != -1)
+				close(fd);
 			return -BNC_ERR_TOO_LARGE;
-	} else if (mem_charge(env.mem, outmsg_mem(b)) != 0)
+		}
+	} else if (mem_charge(env.mem, outmsg_mem(b)) != 0) {
+		if (fd != -1)
+			close(fd);
 		return -BNC_ERR_TOO_LARGE;
+	}
 	cap = 2 * msg_type_cap(MSG_RPC_OUT, env.max_message);
 	if (ch->outq_bytes + buf_len(b) > cap)
 		fatal("%s is not reading its socket", ch->tag);
 	m = xcalloc(1, sizeof(*m));
 	m->type = type;
+	m->id = id;
+	m->fd = fd;
 	m->payload = buf_new();
 	if ((r = buf_put(m->payload, buf_ptr(b), buf_len(b))) != 0)
 		fatal_r(r, "%s: queue", ch->tag);
@@ -219,11 +249,26 @@ child_flush_blocking(struct child *ch)
 void
 child_close(struct child *ch)
 {
+	struct outmsg *m;
+
 	if (ch->sock == -1)
 		return;
 	event_del(ch->ev);
+	if (ch->wev != NULL)
+		event_del(ch->wev);
 	close(ch->sock);
 	ch->sock = -1;
+	/* what waited can never be sent now */
+	while ((m = ch->outq) != NULL) {
+		ch->outq = m->next;
+		if (m->fd != -1)
+			close(m->fd);
+		mem_release(env.mem, outmsg_mem(m->payload));
+		buf_free(m->payload);
+		free(m);
+	}
+	ch->outq_tail = &ch->outq;
+	ch->outq_bytes = 0;
 }
 
 int
@@ -382,21 +427,21 @@ worker_readable(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-int
-child_spawn_worker(struct child *ch, int role, const char *upname,
-    int fd_in, int fd_out)
+/*
+ * Starts helper bin of the libexec directory with argv, its stdin and
+ * stdout on fd_in and fd_out, fd_extra (or -1) on fd 4, its stderr on a
+ * pipe we read, and the socket on fd 3 whose frames come from dir.
+ */
+static int
+spawn_helper(struct child *ch, const char *bin, char **argv, int fd_in,
+    int fd_out, int fd_extra, enum msg_dir dir)
 {
 	struct spawn_spec sp;
-	char *argv[12], *envp[1] = { NULL };
-	char path[BNC_PATH_MAX], maxs[32], lvl[8];
-	char name[BNC_UPSTREAM_NAME_MAX + 1];
-	int sv[2], ep[2], i = 0, r;
+	char *envp[1] = { NULL };
+	char path[BNC_PATH_MAX];
+	int sv[2], ep[2], r;
 
-	/* argv is not const (execve's): the name is copied, not cast */
-	if (upname != NULL && (size_t)snprintf(name, sizeof(name), "%s",
-	    upname) >= sizeof(name))
-		return -BNC_ERR_TOO_LARGE;
-	if (snprintf(path, sizeof(path), "%s/bouncer-worker", env.libexec) >=
+	if (snprintf(path, sizeof(path), "%s/%s", env.libexec, bin) >=
 	    (int)sizeof(path))
 		return -BNC_ERR_TOO_LARGE;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
@@ -407,28 +452,15 @@ child_spawn_worker(struct child *ch, int role, const char *upname,
 		close(sv[1]);
 		return -BNC_ERR_SYS;
 	}
-	snprintf(maxs, sizeof(maxs), "%zu", env.max_message);
-	snprintf(lvl, sizeof(lvl), "%d", (int)log_get_level());
-	argv[i++] = "bouncer-worker";
-	argv[i++] = "-r";
-	argv[i++] = role == ROLE_WORKER_CLIENT ? "client" : "upstream";
-	if (upname != NULL) {
-		argv[i++] = "-n";
-		argv[i++] = name;
-	}
-	argv[i++] = "-m";
-	argv[i++] = maxs;
-	argv[i++] = "-d";
-	argv[i++] = lvl;
-	argv[i] = NULL;
 	spawn_spec_init(&sp);
 	sp.path = path;
 	sp.argv = argv;
-	sp.envp = envp;		/* a worker needs nothing from us */
+	sp.envp = envp;		/* a helper needs nothing from us */
 	sp.fd_in = fd_in;
 	sp.fd_out = fd_out;
 	sp.fd_err = ep[1];
 	sp.fd_chan = sv[1];
+	sp.fd_extra = fd_extra;
 	if ((r = spawn_child(&sp, &ch->pid)) != 0) {
 		close(sv[0]);
 		close(sv[1]);
@@ -444,7 +476,12 @@ child_spawn_worker(struct child *ch, int role, const char *upname,
 	if ((ch->err = errpipe_open(env.base, ep[0], ch->tag)) == NULL)
 		fatal("%s: cannot read its stderr", ch->tag);
 	set_nonblock(ch->sock);
-	frame_rx_init(&ch->rx, MSG_DIR_WORKER_TO_MONITOR, env.max_message);
+	frame_rx_init(&ch->rx, dir, env.max_message);
+	/* a carrier started again: its first life's events go */
+	if (ch->ev != NULL)
+		event_free(ch->ev);
+	if (ch->wev != NULL)
+		event_free(ch->wev);
 	ch->ev = event_new(env.base, ch->sock, EV_READ | EV_PERSIST,
 	    worker_readable, ch);
 	ch->wev = event_new(env.base, ch->sock, EV_WRITE | EV_PERSIST,
@@ -455,6 +492,44 @@ child_spawn_worker(struct child *ch, int role, const char *upname,
 		fatal("event_new");
 	debug("%s: started, pid %ld", ch->tag, (long)ch->pid);
 	return 0;
+}
+
+int
+child_spawn_worker(struct child *ch, int role, const char *upname,
+    int fd_in, int fd_out)
+{
+	char *argv[12];
+	char maxs[32], lvl[8];
+	char name[BNC_UPSTREAM_NAME_MAX + 1];
+	int i = 0;
+
+	/* argv is not const (execve's): the name is copied, not cast */
+	if (upname != NULL && (size_t)snprintf(name, sizeof(name), "%s",
+	    upname) >= sizeof(name))
+		return -BNC_ERR_TOO_LARGE;
+	snprintf(maxs, sizeof(maxs), "%zu", env.max_message);
+	snprintf(lvl, sizeof(lvl), "%d", (int)log_get_level());
+	argv[i++] = "bouncer-worker";
+	argv[i++] = "-r";
+	argv[i++] = role == ROLE_WORKER_CLIENT ? "client" : "upstream";
+	if (upname != NULL) {
+		argv[i++] = "-n";
+		argv[i++] = name;
+	}
+	argv[i++] = "-m";
+	argv[i++] = maxs;
+	argv[i++] = "-d";
+	argv[i++] = lvl;
+	argv[i] = NULL;
+	return spawn_helper(ch, "bouncer-worker", argv, fd_in, fd_out, -1,
+	    MSG_DIR_WORKER_TO_MONITOR);
+}
+
+int
+child_spawn_carrier(struct child *ch, char **argv, int fd_cred)
+{
+	return spawn_helper(ch, argv[0], argv, SPAWN_DEVNULL, SPAWN_DEVNULL,
+	    fd_cred, MSG_DIR_CARRIER_TO_MONITOR);
 }
 
 /* A server's environment: ours without bouncer's own secrets. */
@@ -628,6 +703,20 @@ child_stderr_drain(void)
 
 	for (i = 0; i < nchildren; i++)
 		errpipe_drain(children[i]->err);
+}
+
+/*
+ * A reaped child that will be started again (a carrier): its socket,
+ * its queue, its partial frame and its stderr (last words logged) go.
+ */
+void
+child_forget(struct child *ch)
+{
+	child_close(ch);
+	frame_rx_clear(&ch->rx);
+	errpipe_close(ch->err);
+	ch->err = NULL;
+	ch->permit = 0;
 }
 
 /* At the end: what is left of the workers' stderr, then the pipes go. */

@@ -32,7 +32,8 @@ struct upstream_cfg;
 enum child_kind {
 	CHILD_WORKER_CLIENT = 1,
 	CHILD_WORKER_UPSTREAM,
-	CHILD_UPSTREAM
+	CHILD_UPSTREAM,
+	CHILD_CARRIER
 };
 
 /*
@@ -55,6 +56,8 @@ struct child_frame {
 struct outmsg {
 	struct outmsg	*next;
 	uint16_t	 type;
+	uint32_t	 id;		/* the frame id */
+	int		 fd;		/* passed with the first record, or -1 */
 	struct buf	*payload;
 	size_t		 off;		/* payload bytes already sent */
 };
@@ -112,15 +115,30 @@ int	 child_spawn_server(struct child *proc, struct child *worker,
 	    const struct upstream_cfg *u, const char *name, int *in_fd);
 
 /*
+ * Starts a carrier: argv[0] is its binary in the libexec directory,
+ * fd_cred (which the caller still closes) its fd 4, and its frames come
+ * from a carrier's direction.  0 or a negative code.
+ */
+int	 child_spawn_carrier(struct child *ch, char **argv, int fd_cred);
+
+/*
  * Sends b, or queues what the socket does not take now.  0, or
  * -BNC_ERR_TOO_LARGE when the rest would have to wait and the session's
  * memory has no room: nothing of b was sent.
  */
 int	 child_send(struct child *, uint16_t type, const struct buf *);
+/* The same under frame id id, passing fd (or -1) with the first record:
+ * the fd is taken, closed once sent or on any failure. */
+int	 child_send_fd(struct child *, uint16_t type, uint32_t id,
+	    const struct buf *, int fd);
 /* Flushes the queue, waiting BNC_KILL_GRACE_MS at most: 0 or -1. */
 int	 child_flush_blocking(struct child *);
-/* No more frames are read from it; its socket is closed. */
+/* No more frames are read from it; its socket is closed and what was
+ * queued for it dropped. */
 void	 child_close(struct child *);
+/* A reaped child to be started again: its socket, partial frame and
+ * stderr go (its last words logged). */
+void	 child_forget(struct child *);
 
 /* The frames every worker sends, for the owners' tables. */
 void	 child_hello(struct child *, struct frame_msg *, int role);

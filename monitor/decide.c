@@ -1420,11 +1420,7 @@ check_consent(struct decide_ctx *dc, const char *name,
 {
 	const struct value *tok, *text, *t;
 	struct value *target;
-	struct consent_want w;
-	struct consent c;
-	uint8_t h[crypto_hash_sha256_BYTES];
 	struct buf *b;
-	const char *why;
 	size_t i;
 	int r;
 
@@ -1463,25 +1459,40 @@ check_consent(struct decide_ctx *dc, const char *name,
 		return 1;
 	}
 	buf_put_u8(b, '\0');
+	r = decide_consent(dc, name, (const char *)buf_ptr(b), text,
+	    tok->u.s.p, tok->u.s.len, d);
+	buf_free(b);
+	if (r == 0)
+		d->strip_consent = 1;
+	return r;
+}
+
+int
+decide_consent(struct decide_ctx *dc, const char *tool, const char *target,
+    const struct value *text, const char *token, size_t toklen,
+    struct decision *d)
+{
+	struct consent_want w;
+	struct consent c;
+	uint8_t h[crypto_hash_sha256_BYTES];
+	const char *why;
+
 	crypto_hash_sha256(h, (const uint8_t *)text->u.s.p, text->u.s.len);
 	memset(&w, 0, sizeof(w));
 	w.agent = dc->agent_id != NULL ? dc->agent_id : "-";
-	w.tool = name;
-	w.target = (const char *)buf_ptr(b);
+	w.tool = tool;
+	w.target = target;
 	w.text_sha256 = h;
 	w.now = (int64_t)time(NULL);
 	w.skew = dc->consent_skew;
 	w.max_ttl = dc->consent_max_ttl;
-	r = consent_check(tok->u.s.p, tok->u.s.len, dc->consent_keys, &w, &c,
-	    &why);
-	buf_free(b);
-	if (r != 0) {
+	if (consent_check(token, toklen, dc->consent_keys, &w, &c,
+	    &why) != 0) {
 		set(d, VERDICT_DENY, "consent", "consent token refused: %s",
 		    why);
 		return 1;
 	}
 	sodium_bin2hex(d->nonce, sizeof(d->nonce), c.nonce, sizeof(c.nonce));
-	d->strip_consent = 1;
 	return 0;
 }
 

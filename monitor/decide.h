@@ -110,6 +110,15 @@ void	decision_clear(struct decision *);
  */
 int	decide_budget(struct decide_ctx *, const char *name, long long max,
 	    int flags, struct decision *);
+/*
+ * The consent check of DESIGN 7 for a call of tool whose text (a string
+ * value) and target (canonical form) a token must bind: 0 with
+ * d->nonce set for the allow row to consume, or 1 with d a consent deny
+ * whose reason is the check that failed.
+ */
+int	decide_consent(struct decide_ctx *, const char *tool,
+	    const char *target, const struct value *text, const char *token,
+	    size_t toklen, struct decision *);
 /* Records what a forwarded request returned as untrusted (taint). */
 void	decide_result(struct decide_ctx *, const struct tool_entry *,
 	    const struct value *result);

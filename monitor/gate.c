@@ -750,29 +750,44 @@ gate_run(struct session *s, struct ask *a, const struct rpc_id *cid,
 }
 
 /*
+ * The end of a call of one of bouncer's own tools: its result, or why it
+ * failed after its allow row, which the log then says too.
+ */
+static void
+builtin_done(struct session *s, const struct rpc_id *cid, const char *tool,
+    struct value *res, const char *why)
+{
+	char *text;
+
+	if (res != NULL) {
+		client_send_result(s, cid, res);
+		return;
+	}
+	gate_audit_event(s, "not-done", why);
+	xasprintf(&text, "%s failed: %s", tool, why);
+	res = builtin_result(text, NULL);
+	value_object_put(res, "isError", value_bool(1));
+	client_send_result(s, cid, res);
+	free(text);
+}
+
+/*
  * A call of one of bouncer's own tools: decided and recorded like any
- * call, then carried out here (builtin.c); nothing reaches an upstream.
+ * call, then carried out by builtin.c; nothing reaches an upstream.
  */
 static void
 builtin_call(struct session *s, struct rpc *m, const char *name)
 {
 	const struct value *args = value_get(m->params, "arguments");
-	char why[BNC_REASON_MAX];
 	struct decision d;
-	struct value *res;
 	int64_t seq = 0;
 
 	builtin_decide(s, name, args, DECIDE_COUNT_BUDGET, &d);
 	record_decision(s, name, NULL, args, &d, &seq);
 	if (d.verdict != VERDICT_ALLOW)
 		deny_call(s, &m->id, name, d.contract, d.reason);
-	else if ((res = builtin_run(s, name, args, seq, why,
-	    sizeof(why))) == NULL) {
-		/* allowed, recorded, and then it failed: say so twice */
-		gate_audit_event(s, "not-done", why);
-		client_send_result(s, &m->id, blocked_result(why));
-	} else
-		client_send_result(s, &m->id, res);
+	else
+		builtin_run(s, name, args, seq, &m->id, builtin_done);
 	decision_clear(&d);
 }
 

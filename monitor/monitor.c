@@ -32,6 +32,7 @@
 #include "audit.h"
 #include "bounds.h"
 #include "buf.h"
+#include "carriers.h"
 #include "child.h"
 #include "client.h"
 #include "conffile.h"
@@ -387,6 +388,15 @@ main(int argc, char **argv)
 	if (cfg.consent_keys != NULL && consent_keys_load(cfg.consent_keys,
 	    &sess.consent_keys, err, sizeof(err)) != 0) {
 		fprintf(stderr, "bouncer-monitor: consent.keys: %s\n", err);
+		exit(1);
+	}
+	/*
+	 * The credential files are opened now, before any untrusted input
+	 * (and in packaged mode with the monitor's group); their bytes are
+	 * read only to hand them to a carrier (carriers.c).
+	 */
+	if (carriers_open(&sess, &cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bouncer-monitor: work: %s\n", err);
 		exit(1);
 	}
 	if (test) {

@@ -31,6 +31,7 @@
 struct approvals;
 struct ask;
 struct audit;
+struct carriers;
 struct config;
 struct consent_keys;
 struct held_call;
@@ -106,6 +107,9 @@ struct session {
 	struct route		*routes;
 	size_t			 nroutes;
 	size_t			 ntemplates;	/* 't' routes */
+	struct carriers		*carriers;	/* carriers.c's: work systems */
+	char			*data_source;	/* builtin.c's: the Notion task
+						 * data source, once found */
 };
 
 /* monitor.c */

@@ -24,6 +24,7 @@
 
 #include "bounds.h"
 #include "buf.h"
+#include "carriers.h"
 #include "child.h"
 #include "gate.h"
 #include "log.h"
@@ -166,6 +167,9 @@ closing(struct session *s, int code)
 
 	if (code > s->exit_code)
 		s->exit_code = code;
+	/* a call still with a carrier (an end by signal) fails; EOF on
+	 * their sockets tells the carriers to go */
+	carriers_close(s);
 	for (i = 0; i < s->nups; i++)
 		upstream_close_input(&s->ups[i]);
 	evtimer_add(s->grace_timer, &tv);
@@ -182,7 +186,8 @@ closing(struct session *s, int code)
 static int
 drained(const struct session *s)
 {
-	return s->init_id.type == RPC_ID_NONE && s->nqueued == 0;
+	return s->init_id.type == RPC_ID_NONE && s->nqueued == 0 &&
+	    !carriers_busy(s);
 }
 
 /*

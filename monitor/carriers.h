@@ -1,0 +1,58 @@
+/*
+ * carriers.h - the monitor's side of the carriers (DESIGN 2, 8).
+ *
+ * carriers.c owns the carrier processes of a session: the credential files
+ * it opened at start-up (the only thing of a credential the monitor
+ * keeps between hand-offs is an open file), the carriers it started with
+ * one credential each on fd 4, the sockets it connects for them, the
+ * calls waiting for each, and their restarts.  It reads a carrier's
+ * answer only as a typed frame; what the fields mean is builtin.c's.
+ */
+#ifndef BNC_CARRIERS_H
+#define BNC_CARRIERS_H
+
+#include <stdint.h>
+
+struct config;
+struct msg_carrier_result;
+struct session;
+struct value;
+
+enum work_kind {
+	WORK_NOTION_READ = 0,
+	WORK_NOTION_COMMENT,
+	WORK_GITHUB,
+	WORK_SLACK,
+	WORK_KINDS
+};
+
+/*
+ * The end of a call: res is the carrier's answer (any status), or NULL
+ * with err saying why there is none (not configured, the carrier died or
+ * timed out, no connection).  Both are borrowed for the call's length.
+ */
+typedef void (*work_done_fn)(struct session *, void *arg,
+    const struct msg_carrier_result *res, const char *err);
+
+/*
+ * Opens the credential files of cf's work: section (before any
+ * untrusted input, with the monitor's group in packaged mode).  0, or -1
+ * with "FILE: reason" in err.
+ */
+int	 carriers_open(struct session *, const struct config *cf, char *err,
+	    size_t errlen);
+/* 1 if the session has the carrier of kind (its credential is set). */
+int	 carriers_configured(const struct session *, enum work_kind);
+/*
+ * Queues a call of endpoint ep (CEP_*) with args (taken) on the carrier
+ * of kind, starting it if need be; done runs exactly once, perhaps
+ * before this returns.
+ */
+void	 carriers_call(struct session *, enum work_kind, uint16_t ep,
+	    struct value *args, work_done_fn done, void *arg);
+/* 1 while a call is in flight or waiting (the drain waits for it). */
+int	 carriers_busy(const struct session *);
+/* Every call waiting ends with err; the carriers are told to go. */
+void	 carriers_close(struct session *);
+
+#endif /* BNC_CARRIERS_H */
