@@ -763,8 +763,8 @@ builtin_done(struct session *s, const struct rpc_id *cid, const char *tool,
 		client_send_result(s, cid, res);
 		return;
 	}
-	gate_audit_event(s, "not-done", why);
 	xasprintf(&text, "%s failed: %s", tool, why);
+	gate_audit_event(s, "not-done", text);
 	res = builtin_result(text, NULL);
 	value_object_put(res, "isError", value_bool(1));
 	client_send_result(s, cid, res);

@@ -67,6 +67,7 @@ MON_IN=
 MON_OUT=
 MON_STATUS=
 MON_CHILDREN=
+WORK_MOCK_PIDS=
 LINE=
 TEST_PASSED=0
 
@@ -87,7 +88,7 @@ test_cleanup() {
 		kill -KILL "$MON_PID" 2>/dev/null
 		wait "$MON_PID" 2>/dev/null
 	fi
-	for pid in $MON_CHILDREN; do
+	for pid in $MON_CHILDREN $WORK_MOCK_PIDS; do
 		kill -KILL "$pid" 2>/dev/null
 	done
 	if [ "$TEST_PASSED" = 1 ] && [ "$rc" = 0 ]; then
@@ -442,6 +443,36 @@ has_tool() {
 mock_calls() {
 	[ -f "$1" ] || return 0
 	jq -rc 'select(.method == "tools/call") | "\(.id) \(.params.name)"' "$1"
+}
+
+# start_work_mock NAME ARGS...: mock-work ARGS (a loopback Notion,
+# GitHub or Slack) with its port in $TESTDIR/NAME.port and its request
+# log in $TESTDIR/NAME.log; sets PORT.  Killed at the end of the test.
+start_work_mock() {
+	local name=$1 i
+	shift
+	"$top_builddir/regress/mocks/mock-work" -P "$TESTDIR/$name.port" \
+	    -l "$TESTDIR/$name.log" "$@" 2>>"$TESTDIR/$name.err" &
+	WORK_MOCK_PIDS="$WORK_MOCK_PIDS $!"
+	for i in $(seq 50); do
+		[ -s "$TESTDIR/$name.port" ] && break
+		sleep 0.1
+	done
+	PORT=$(cat "$TESTDIR/$name.port" 2>/dev/null) ||
+	    fail "mock $name did not start: $(cat "$TESTDIR/$name.err")"
+	echo "$PORT" | grep -qE '^[0-9]+$' || fail "mock $name: port '$PORT'"
+}
+
+# work_libexec DIR: DIR holds the build's worker and carriers, for
+# BOUNCER_LIBEXEC (the build tree keeps them in two directories).
+work_libexec() {
+	local b
+	mkdir -m 755 "$1" || fail "cannot make $1"
+	ln -s "$top_builddir/worker/bouncer-worker" "$1/" || fail "ln worker"
+	for b in notion github slack; do
+		ln -s "$top_builddir/carrier/bouncer-carrier-$b" "$1/" ||
+		    fail "ln carrier $b"
+	done
 }
 
 # write_config FILE: stdin to FILE (a bouncer.yaml).

@@ -9,7 +9,8 @@
  *
  * Usage:
  *	mock-work -s notion|github|slack [-p PORT] [-P PORTFILE]
- *	    [-l LOGFILE] [-R N] [-d SEED] [-T TOKEN[:CAPS]]... [-W PATH]...
+ *	    [-l LOGFILE] [-R N] [-S FILE] [-d SEED] [-T TOKEN[:CAPS]]...
+ *	    [-W PATH]...
  *
  *	-p PORT		port on 127.0.0.1; 0 (the default) lets the
  *			kernel choose.  Only 127.0.0.1 is ever bound.
@@ -33,6 +34,9 @@
  *			(aliases read, update, insert).  github: a token
  *			(CAPS ignored).  Repeatable; default none, so
  *			every request gets 401.
+ *	-S FILE		while FILE exists, a request is logged and never
+ *			answered (a vendor that stalls): a scenario kills
+ *			a carrier in the middle of a call with it.
  *	-W PATH		slack: a webhook path that exists; repeatable;
  *			default /services/T00000000/B00000000/XXXXXXXX...
  *			(the placeholder of Slack's SDK documentation).
@@ -180,6 +184,7 @@ static unsigned long	 rate_every;
 static unsigned long	 nrequests;
 static unsigned long	 next_id = 1000;	/* ids of created objects */
 static cJSON		*seed;
+static const char	*stallfile;
 
 /*
  * The built-in data: one Notion data source with three tasks (the third
@@ -1495,6 +1500,9 @@ handle(struct evhttp_request *r, void *arg)
 	snprintf(q.reqid, sizeof(q.reqid),
 	    "00000000-0000-4000-8000-%012lu", nrequests);
 	log_request(&q);
+	/* a stalled vendor: the request is never answered */
+	if (stallfile != NULL && access(stallfile, F_OK) == 0)
+		goto done;
 
 	switch (service) {
 	case SVC_NOTION:
@@ -1640,7 +1648,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: mock-work -s notion|github|slack [-p port] "
 	    "[-P portfile] [-l logfile]\n"
-	    "\t[-R n] [-d seed] [-T token[:caps]]... [-W path]...\n");
+	    "\t[-R n] [-S stallfile] [-d seed] [-T token[:caps]]... "
+	    "[-W path]...\n");
 	exit(2);
 }
 
@@ -1658,7 +1667,7 @@ main(int argc, char *argv[])
 	long port = 0;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "d:l:p:P:R:s:T:W:")) != -1) {
+	while ((ch = getopt(argc, argv, "d:l:p:P:R:s:S:T:W:")) != -1) {
 		switch (ch) {
 		case 'd':
 			seedfile = optarg;
@@ -1684,6 +1693,9 @@ main(int argc, char *argv[])
 			break;
 		case 's':
 			svc = optarg;
+			break;
+		case 'S':
+			stallfile = optarg;
 			break;
 		case 'T':
 			add_token(optarg);
