@@ -57,9 +57,10 @@ enum bnc_role {
 	ROLE_CARRIER_NOTION_READ = 3,	/* bouncer-carrier-notion -m read */
 	ROLE_CARRIER_NOTION_COMMENT = 4, /* bouncer-carrier-notion -m comment */
 	ROLE_CARRIER_GITHUB = 5,
-	ROLE_CARRIER_SLACK = 6
+	ROLE_CARRIER_SLACK = 6,
+	ROLE_CARRIER_NOTION_AUDIT = 7	/* bouncer-carrier-notion -m audit */
 };
-#define ROLE_MAX		ROLE_CARRIER_SLACK
+#define ROLE_MAX		ROLE_CARRIER_NOTION_AUDIT
 
 /* Sandbox state reported in MSG_HELLO. */
 enum bnc_sandbox_state {

@@ -69,12 +69,18 @@ static const struct kind_desc {
 	    ROLE_CARRIER_GITHUB, WORK_GITHUB_HOST, "github" },
 	{ WORK_SLACK, "bouncer-carrier-slack", NULL,
 	    ROLE_CARRIER_SLACK, WORK_SLACK_HOST, "slack" },
+	{ WORK_NOTION_READ_AUDIT, "bouncer-carrier-notion", "audit",
+	    ROLE_CARRIER_NOTION_AUDIT, WORK_NOTION_HOST, "notion-read (audit)" },
+	{ WORK_NOTION_COMMENT_AUDIT, "bouncer-carrier-notion", "audit",
+	    ROLE_CARRIER_NOTION_AUDIT, WORK_NOTION_HOST,
+	    "notion-comment (audit)" },
 };
 
 struct work_call {
 	struct work_call *next;
-	uint16_t	 ep;
+	uint16_t	 ep;		/* 0: a probe */
 	struct value	*args;
+	char		*method, *path;	/* a probe's */
 	work_done_fn	 done;
 	void		*arg;
 	int		 tries;		/* after a 429 */
@@ -260,11 +266,13 @@ carriers_open(struct session *s, const struct config *cf, char *err,
 	struct carrier *c;
 	const char *one[WORK_KINDS] = {
 		cf->notion.read_token_file, cf->notion.comment_token_file,
-		cf->github.token_file, NULL
+		cf->github.token_file, NULL,
+		cf->notion.read_token_file, cf->notion.comment_token_file
 	};
 	const char *base[WORK_KINDS] = {
 		cf->notion.api_base, cf->notion.api_base,
-		cf->github.api_base, cf->slack.api_base
+		cf->github.api_base, cf->slack.api_base,
+		cf->notion.api_base, cf->notion.api_base
 	};
 	size_t i, k;
 
@@ -320,6 +328,8 @@ call_end(struct carrier *c, struct work_call *wc,
 {
 	wc->done(c->s, wc->arg, res, err);
 	value_free(wc->args);
+	free(wc->method);
+	free(wc->path);
 	free(wc);
 	/* the drain may have waited for it */
 	session_event(c->s, SEV_SETTLED);
@@ -670,10 +680,33 @@ static void
 send_cur(struct carrier *c)
 {
 	struct msg_carrier_call m;
+	struct msg_carrier_probe pr;
 	struct buf *b = buf_new();
 	char why[256];
 	int r;
 
+	if (c->cur->ep == 0) {
+		/* a probe: no socket, and so no network */
+		pr.method = c->cur->method;
+		pr.path = c->cur->path;
+		if ((r = msg_carrier_probe_put(b, &pr)) == 0) {
+			c->call_id++;
+			r = child_send_fd(&c->ch, MSG_CARRIER_PROBE,
+			    c->call_id, b, -1);
+		}
+		buf_free(b);
+		if (r != 0) {
+			snprintf(why, sizeof(why), "the probe cannot be put "
+			    "to the %s carrier", c->d->name);
+			c->state = CS_IDLE;
+			fail_cur(c, why);
+			kick(c);
+			return;
+		}
+		c->state = CS_BUSY;
+		start_timer(c, BNC_CARRIER_CALL_TIMEOUT_S);
+		return;
+	}
 	m.endpoint = c->cur->ep;
 	m.args = c->cur->args;
 	if ((r = msg_carrier_call_put(b, &m)) != 0) {
@@ -732,6 +765,10 @@ kick(struct carrier *c)
 				c->cur->next = NULL;
 				c->nq--;
 			}
+			if (c->cur->ep == 0) {
+				send_cur(c);
+				return;
+			}
 			if (connect_cur(c, why, sizeof(why)) == 0)
 				return;
 			error("%s: %s", c->tag, why);
@@ -780,25 +817,20 @@ carrier_result(struct child *ch, struct frame_msg *fm)
 	kick(c);
 }
 
-void
-carriers_call(struct session *s, enum work_kind k, uint16_t ep,
-    struct value *args, work_done_fn done, void *arg)
+static void
+enqueue(struct session *s, enum work_kind k, struct work_call *wc)
 {
 	struct carrier *c;
-	struct work_call *wc;
 	char why[256];
 
-	wc = xcalloc(1, sizeof(*wc));
-	wc->ep = ep;
-	wc->args = args;
-	wc->done = done;
-	wc->arg = arg;
 	if (!carriers_configured(s, k)) {
 		snprintf(why, sizeof(why), "no %s credential is configured "
 		    "(bouncer.yaml work:)", k < WORK_KINDS ?
 		    kinds[k].name : "such");
-		done(s, arg, NULL, why);
-		value_free(args);
+		wc->done(s, wc->arg, NULL, why);
+		value_free(wc->args);
+		free(wc->method);
+		free(wc->path);
 		free(wc);
 		return;
 	}
@@ -813,6 +845,40 @@ carriers_call(struct session *s, enum work_kind k, uint16_t ep,
 	c->qtail = &wc->next;
 	c->nq++;
 	kick(c);
+}
+
+void
+carriers_call(struct session *s, enum work_kind k, uint16_t ep,
+    struct value *args, work_done_fn done, void *arg)
+{
+	struct work_call *wc;
+
+	wc = xcalloc(1, sizeof(*wc));
+	wc->ep = ep;
+	wc->args = args;
+	wc->done = done;
+	wc->arg = arg;
+	enqueue(s, k, wc);
+}
+
+void
+carriers_probe(struct session *s, enum work_kind k, const char *method,
+    const char *path, work_done_fn done, void *arg)
+{
+	struct work_call *wc;
+
+	wc = xcalloc(1, sizeof(*wc));
+	wc->method = xstrdup(method);
+	wc->path = xstrdup(path);
+	wc->done = done;
+	wc->arg = arg;
+	enqueue(s, k, wc);
+}
+
+const char *
+carriers_name(enum work_kind k)
+{
+	return k < WORK_KINDS ? kinds[k].name : "none";
 }
 
 int

@@ -23,6 +23,10 @@ enum work_kind {
 	WORK_NOTION_COMMENT,
 	WORK_GITHUB,
 	WORK_SLACK,
+	/* bouncer-monitor -C only: the Notion tokens in carriers whose
+	 * table holds the no-op update (CEP_NOTION_NOOP) */
+	WORK_NOTION_READ_AUDIT,
+	WORK_NOTION_COMMENT_AUDIT,
 	WORK_KINDS
 };
 
@@ -50,6 +54,15 @@ int	 carriers_configured(const struct session *, enum work_kind);
  */
 void	 carriers_call(struct session *, enum work_kind, uint16_t ep,
 	    struct value *args, work_done_fn done, void *arg);
+/*
+ * Asks the carrier of kind whether its table and its request-line check
+ * would send "METHOD PATH" (MSG_CARRIER_PROBE; nothing is connected and
+ * nothing reaches the network); done as for a call.
+ */
+void	 carriers_probe(struct session *, enum work_kind, const char *method,
+	    const char *path, work_done_fn done, void *arg);
+/* The name of kind's carrier ("notion-read", ...). */
+const char *carriers_name(enum work_kind);
 /* 1 while a call is in flight or waiting (the drain waits for it). */
 int	 carriers_busy(const struct session *);
 /* Every call waiting ends with err; the carriers are told to go. */

@@ -37,6 +37,7 @@
 #include "client.h"
 #include "conffile.h"
 #include "consent.h"
+#include "credaudit.h"
 #include "err.h"
 #include "gate.h"
 #include "log.h"
@@ -56,7 +57,7 @@ static struct session *the_session;
 static void __attribute__((noreturn))
 usage(void)
 {
-	fprintf(stderr, "usage: bouncer-monitor [-dtv] [-f config] "
+	fprintf(stderr, "usage: bouncer-monitor [-dtvC] [-f config] "
 	    "[-P policy] [-n name] [-c mcp-config -u name]\n"
 	    "                       [-- command [arg ...]]\n");
 	exit(1);
@@ -280,7 +281,7 @@ main(int argc, char **argv)
 	struct child_env cenv;
 	uint8_t rnd[16];
 	char err[1024], *defpath = NULL, cwd[BNC_PATH_MAX];
-	int ch, test = 0, r;
+	int ch, test = 0, credaudit = 0, r;
 	size_t i, tcap;
 
 	log_init("bouncer-monitor", level);
@@ -293,7 +294,7 @@ main(int argc, char **argv)
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
 		fatal("prctl(PR_SET_DUMPABLE): %s", strerror(errno));
 	memset(&sess, 0, sizeof(sess));
-	while ((ch = getopt(argc, argv, "+dtvc:f:P:n:u:")) != -1) {
+	while ((ch = getopt(argc, argv, "+dtvCc:f:P:n:u:")) != -1) {
 		switch (ch) {
 		case 'd':
 			if (level < LOG_LEVEL_DEBUG1)
@@ -307,6 +308,9 @@ main(int argc, char **argv)
 			break;
 		case 't':
 			test = 1;
+			break;
+		case 'C':
+			credaudit = 1;
 			break;
 		case 'f':
 			cfgpath = optarg;
@@ -373,8 +377,14 @@ main(int argc, char **argv)
 		}
 		config_set_command(&cfg, name, argv);
 	}
-	/* -t checks what it is given: the upstream may come at run time */
-	if (cfg.nups == 0 && !test) {
+	if (test && credaudit) {
+		fprintf(stderr, "bouncer-monitor: -t and -C exclude each "
+		    "other\n");
+		exit(1);
+	}
+	/* -t checks what it is given: the upstream may come at run time;
+	 * -C needs none */
+	if (cfg.nups == 0 && !test && !credaudit) {
 		fprintf(stderr, "bouncer-monitor: no upstream configured "
 		    "(give one after -- or in %s)\n",
 		    cfgpath != NULL ? cfgpath : "bouncer.yaml");
@@ -398,6 +408,16 @@ main(int argc, char **argv)
 	if (carriers_open(&sess, &cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "bouncer-monitor: work: %s\n", err);
 		exit(1);
+	}
+	if (credaudit) {
+		/* no client, no upstream: the carriers alone (DESIGN 8) */
+		signal(SIGPIPE, SIG_IGN);
+		sess.cfg = &cfg;
+		sess.libexec = libexec_dir();
+		mem_init(&sess.mem, cfg.max_session_memory);
+		the_session = &sess;
+		log_set_cleanup(log_cleanup);
+		exit(credaudit_run(&sess, &cfg, stdout));
 	}
 	if (test) {
 		consent_keys_free(sess.consent_keys);
