@@ -131,6 +131,27 @@
 #define BNC_SLACK_MESSAGES_DEFAULT 20		/* send_external_message calls per session
 						 * when the registry names no budget */
 
+/* a carrier's arguments, as each vendor spells them (DESIGN 8;
+ * carrier/validate.c): longer input is refused before it is read */
+#define BNC_GITHUB_OWNER_MAX	39		/* bytes of a user or organisation login */
+#define BNC_GITHUB_REPO_MAX	100		/* bytes of a repository name */
+#define BNC_ISSUE_NUMBER_MAX	2147483647	/* 2^31-1: GitHub's integer path
+						 * parameter */
+#define BNC_ISSUE_DIGITS_MAX	10		/* digits of BNC_ISSUE_NUMBER_MAX; more
+						 * are refused before conversion */
+#define BNC_SLACK_WEBHOOK_PATH_MAX 256		/* bytes of /services/T../B../secret */
+#define BNC_SLACK_CHANNEL_MAX	80		/* bytes of a Slack channel name */
+#define BNC_NOTION_CURSOR_MAX	128		/* bytes of a start_cursor handed back */
+#define BNC_NOTION_STATUS_MAX	100		/* bytes of a status name filtered on */
+
+/* the request-line check (DESIGN 8; carrier/reqline.c): its patterns
+ * are anchored and linear, so a few times the line's length in steps
+ * is plenty; a match that needs more is a refusal */
+#define BNC_REQLINE_MATCH_LIMIT	100000		/* PCRE2 match limit (steps) */
+#define BNC_REQLINE_DEPTH_LIMIT	1000		/* PCRE2 backtracking depth */
+#define BNC_REQLINE_HEAP_LIMIT	256		/* KiB of PCRE2 heap for one match */
+#define BNC_REQLINE_PATTERNS_MAX 8		/* patterns of one set */
+
 /* sandbox rules (DESIGN 2; common/sandbox-seccomp.c) */
 #define BNC_SB_ARGS_MAX		2		/* conditions on one seccomp rule */
 
