@@ -12,7 +12,8 @@
 # of the session's modules (monitor.c, session.c, client.c, gate.c,
 # route.c, relay.c, upstream.c, child.c), so it is unit-tested alone.
 # And a global symbol's prefix names the file that defines it (STYLE:
-# the prefix is the map), or one of the prefixes listed below for it.
+# the prefix is the map), or one of the prefixes listed below for it,
+# in the monitor and in the carriers' two checks (validate.c, reqline.c).
 # If this fails, a layer calls upward again, the lifecycle is decided
 # in two places, or a name no longer says where it lives.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -90,6 +91,7 @@ prefixes() {
 	memory)		echo mem ;;
 	monitor)	echo main cleanup_exit ;;
 	pathcheck)	echo path ;;
+	validate)	echo valid ;;
 	yaml-tree)	echo yaml ynode ;;
 	*)		echo "$1" ;;
 	esac
@@ -110,4 +112,23 @@ for o in "$top_builddir"/monitor/bouncer_monitor-*.o; do
 done
 [ "$nobj" -ge 20 ] || fail "only $nobj monitor objects: is this check stale?"
 log "global names: those of all $nobj monitor objects have their file's prefix"
+
+# The carriers' checks are built into each carrier and into
+# check_validate: whichever of their objects exist are read.
+for f in validate reqline; do
+	n=0
+	for o in "$top_builddir"/carrier/*-"$f".o; do
+		[ -f "$o" ] || continue
+		n=$((n + 1))
+		for sym in $(nm --defined-only -g "$o" | awk '$2 ~ /^[TDBR]$/ {print $3}'); do
+			ok=
+			for p in $(prefixes "$f"); do
+				case $sym in "$p" | "$p"_*) ok=1 ;; esac
+			done
+			[ -n "$ok" ] || fail "carrier/$f.c defines $sym, whose prefix is not $(prefixes "$f" | tr ' ' '|')"
+		done
+	done
+	[ "$n" -ge 1 ] || fail "no object of carrier/$f.c in $top_builddir/carrier: is this check stale?"
+	log "global names: carrier/$f.c's in $n objects have its prefix"
+done
 pass
