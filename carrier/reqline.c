@@ -28,9 +28,11 @@
  * inside (the body). */
 #define RL_OWNER							\
 	"(?=[A-Za-z0-9-]{1,39}/)[A-Za-z0-9](?:-?[A-Za-z0-9])*"
-/* A repository name: 1..100 bytes, never the segment "." or "..". */
+/* A repository name: 1..100 bytes, never the segment "." or "..", and
+ * not ending in ".git" (which GitHub reads as the name without it). */
 #define RL_REPO								\
-	"(?!\\.{1,2}/)[A-Za-z0-9._-]{1,100}"
+	"(?!\\.{1,2}/)(?![A-Za-z0-9._-]*\\.[Gg][Ii][Tt]/)"		\
+	"[A-Za-z0-9._-]{1,100}"
 /* 1..2147483647 (2^31-1), digit by digit, without a leading zero. */
 #define RL_ISSUE							\
 	"(?:[1-9][0-9]{0,8}"	/* 1..999999999 */			\
@@ -49,7 +51,7 @@
 #define RL_COMMENTS_QUERY						\
 	"\\?block_id=" RL_UUID						\
 	"(?:&start_cursor=[A-Za-z0-9_-]{1,128})?"			\
-	"(?:&page_size=[1-9][0-9]{0,2})?"
+	"(?:&page_size=(?:100|[1-9][0-9]?))?"
 
 static const struct rl_pattern {
 	enum reqline_set	 set;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bounds.h"
 #include "utf8.h"
@@ -225,6 +226,9 @@ valid_github_repo(const char *s, size_t len, const char **why)
 	if ((len == 1 && s[0] == '.') ||
 	    (len == 2 && s[0] == '.' && s[1] == '.'))
 		return refuse(why, "a dot segment");
+	/* GitHub reads foo.git as foo: one repository, one spelling */
+	if (len >= 4 && strncasecmp(s + len - 4, ".git", 4) == 0)
+		return refuse(why, "a repository name ending in .git");
 	return 0;
 }
 

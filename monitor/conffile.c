@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "conffile.h"
+#include "../carrier/validate.h"
 #include "err.h"
 #include "bounds.h"
 #include "xmalloc.h"
@@ -477,36 +478,28 @@ work_api_base(struct cfg_ctx *x, const struct ynode *v, const char *key,
 	return 0;
 }
 
-/* A Notion id: 32 hex digits, dashes allowed between them (a UUID). */
+/*
+ * The carriers' own validators (carrier/validate.c) judge the work:
+ * section too, so that -t refuses what a carrier would refuse later.
+ */
 static int
 notion_id_ok(const char *s)
 {
-	size_t n = 0;
+	char out[VALID_NOTION_ID_LEN + 1];
+	const char *why;
 
-	for (; *s != '\0'; s++) {
-		if (isxdigit((unsigned char)*s))
-			n++;
-		else if (*s != '-')
-			return 0;
-	}
-	return n == 32;
+	return valid_notion_id(s, strlen(s), out, &why) == 0;
 }
 
 /* owner/repo as GitHub spells them */
 static int
 repo_ok(const char *s)
 {
-	size_t n;
+	const char *slash = strchr(s, '/'), *why;
 
-	if ((n = strspn(s, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")) == 0 || n > 39 ||
-	    s[n] != '/')
-		return 0;
-	s += n + 1;
-	n = strspn(s, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.");
-	return n > 0 && n <= 100 && s[n] == '\0' && strcmp(s, ".") != 0 &&
-	    strcmp(s, "..") != 0;
+	return slash != NULL &&
+	    valid_github_owner(s, (size_t)(slash - s), &why) == 0 &&
+	    valid_github_repo(slash + 1, strlen(slash + 1), &why) == 0;
 }
 
 static int
@@ -572,6 +565,12 @@ work_github(struct cfg_ctx *x, const struct ynode *v)
 			if ((r = check_string_list(x, val,
 			    "work.github.repos")) != 0)
 				break;
+			if (val->n > BNC_WORK_REPOS_MAX) {
+				r = cfail(x, val, "work.github.repos",
+				    "more than %d repositories",
+				    BNC_WORK_REPOS_MAX);
+				break;
+			}
 			for (j = 0; j < val->n && r == 0; j++)
 				if (!repo_ok(val->items[j]->scalar))
 					r = cfail(x, val->items[j],
@@ -595,6 +594,7 @@ work_slack(struct cfg_ctx *x, const struct ynode *v)
 	struct work_slack *w = &x->c->slack;
 	const struct ynode *k, *val, *ch, *ck;
 	struct work_channel *c;
+	const char *why;
 	size_t i, j;
 	int r = 0;
 
@@ -620,11 +620,17 @@ work_slack(struct cfg_ctx *x, const struct ynode *v)
 		for (j = 0; j < val->n && r == 0; j += 2) {
 			ck = val->items[j];
 			ch = val->items[j + 1];
-			if (!config_upstream_name_ok(ck->scalar)) {
+			if (valid_channel_name(ck->scalar,
+			    strlen(ck->scalar), &why) != 0) {
 				r = cfail(x, ck, "work.slack.channels",
-				    "\"%.64s\": a channel's name is 1 to %d of "
-				    "A-Z a-z 0-9 _ -", ck->scalar,
-				    BNC_UPSTREAM_NAME_MAX);
+				    "\"%.80s\": a channel's name is 1 to 80 of "
+				    "a-z 0-9 _ -", ck->scalar);
+				break;
+			}
+			if (w->nchannels >= BNC_WORK_CHANNELS_MAX) {
+				r = cfail(x, ck, "work.slack.channels",
+				    "more than %d channels",
+				    BNC_WORK_CHANNELS_MAX);
 				break;
 			}
 			if ((r = check_type(x, ch, "work.slack.channels",

@@ -187,6 +187,18 @@ START_TEST(test_work)
 	    "work.github.repos");
 	expect_error("work:\n  github: { repos: [../x] }\n", 2,
 	    "work.github.repos");
+	/* what the carriers' validators refuse, -t refuses */
+	expect_error("work:\n  github: { repos: [corp/app.git] }\n", 2,
+	    "work.github.repos");
+	expect_error("work:\n  github: { repos: [-corp/app] }\n", 2,
+	    "work.github.repos");
+	expect_error("work:\n  github: { repos: [co--rp/app] }\n", 2,
+	    "work.github.repos");
+	expect_error("work:\n  notion: { database_id: "
+	    "0123-456789abcdef0123456789ABCDEF }\n", 2,
+	    "work.notion.database_id");
+	expect_error("work:\n  slack:\n    channels:\n"
+	    "      Ops: { webhook_file: x }\n", 4, "work.slack.channels");
 	expect_error("work:\n  github: { owner_file: x }\n", 2,
 	    "work.github");
 	expect_error("work:\n  jira: {}\n", 2, "work");

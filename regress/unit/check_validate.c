@@ -276,6 +276,9 @@ static const struct vcase repos[] = {
 	NO("r\xc3\xa9po"),		/* "répo" */
 	NO("\xef\xbc\x8e\xef\xbc\x8e"),	/* full-width ".." */
 	NO("\xe2\x80\xa4\xe2\x80\xa4"),	/* one-dot leaders */
+	/* GitHub reads foo.git as foo */
+	NO("Hello-World.git"), NO("a.GIT"), NO(".git"), OK("a.gitx"),
+	OK("git"), OK("a-git"),
 };
 
 START_TEST(test_github_owner)
@@ -668,6 +671,10 @@ static const struct {
 	{ "GET", "/v1/comments?block_id=" U "&page_size=0", 0 },
 	{ "GET", "/v1/comments?block_id=" U "&page_size=01", 0 },
 	{ "GET", "/v1/comments?block_id=" U "&page_size=1000", 0 },
+	{ "GET", "/v1/comments?block_id=" U "&page_size=101", 0 },
+	{ "GET", "/v1/comments?block_id=" U "&page_size=999", 0 },
+	{ "POST", "/repos/octocat/Hello-World.git/issues/1/comments", 0 },
+	{ "POST", "/repos/octocat/a.GiT/issues/1/comments", 0 },
 	{ "GET", "/v1/comments?block_id=" U "&page_size=-1", 0 },
 	{ "GET", "/v1/comments?block_id=" U "&page_size=1&start_cursor=x",
 	    0 },
