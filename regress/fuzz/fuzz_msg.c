@@ -1,8 +1,10 @@
 /*
  * fuzz_msg.c - libFuzzer harness for every codec trio of common/msg.h.
  *
- * The first byte picks the codec (hello, log, rpc, rpc-bad, empty), the
- * rest is the payload as a child or the monitor might send it.  What a
+ * The first byte picks the codec (hello, log, rpc, rpc-bad, empty, then
+ * carrier-call, carrier-probe, carrier-result: new codecs go last, so a
+ * seed keeps its codec), the rest is the payload as a child or the
+ * monitor might send it.  What a
  * _get accepts must _put again to exactly the same bytes (every _get
  * consumes the whole payload) and _get again to an equal message; what
  * it refuses it must let _free clean up.  A decoded rpc must also render
@@ -31,6 +33,9 @@ enum fuzz_codec {
 	FC_RPC,
 	FC_RPC_BAD,
 	FC_EMPTY,
+	FC_CARRIER_CALL,
+	FC_CARRIER_PROBE,
+	FC_CARRIER_RESULT,
 	FC_MAX
 };
 
@@ -190,6 +195,115 @@ fz_empty(const uint8_t *p, size_t n)
 	buf_free(out);
 }
 
+/* msg.h: an object of at most BNC_CARRIER_ARGS_MAX strings. */
+static int
+args_shaped(const struct value *v)
+{
+	const struct member *mb;
+	size_t i;
+
+	if (v == NULL || v->type != V_OBJECT ||
+	    v->u.o.n > BNC_CARRIER_ARGS_MAX)
+		return 0;
+	for (i = 0; i < v->u.o.n; i++) {
+		mb = &v->u.o.m[i];
+		if (mb->klen > BNC_CARRIER_ARG_NAME_MAX ||
+		    mb->val->type != V_STRING || mb->val->u.s.len >
+		    (strcmp(mb->key, "text") == 0 ? BNC_CONSENT_TEXT_MAX :
+		    BNC_CARRIER_ARG_MAX))
+			return 0;
+	}
+	return 1;
+}
+
+static void
+fz_carrier_call(const uint8_t *p, size_t n)
+{
+	struct msg_carrier_call m, m2;
+	struct buf *in, *out;
+
+	memset(&m2, 0, sizeof(m2));
+	in = buf_from(p, n);
+	out = buf_new();
+	if (msg_carrier_call_get(in, &m) != 0)
+		goto out;
+	FUZZ_CHECK(buf_len(in) == 0);
+	FUZZ_CHECK(m.endpoint != 0 && args_shaped(m.args));
+	FUZZ_CHECK(msg_carrier_call_put(out, &m) == 0);
+	same_bytes(out, p, n);
+	FUZZ_CHECK(msg_carrier_call_get(out, &m2) == 0);
+	FUZZ_CHECK(m.endpoint == m2.endpoint && value_equal(m.args, m2.args));
+ out:
+	msg_carrier_call_free(&m);
+	msg_carrier_call_free(&m2);
+	buf_free(in);
+	buf_free(out);
+}
+
+static void
+fz_carrier_probe(const uint8_t *p, size_t n)
+{
+	struct msg_carrier_probe m, m2 = { NULL, NULL };
+	struct buf *in, *out;
+
+	in = buf_from(p, n);
+	out = buf_new();
+	if (msg_carrier_probe_get(in, &m) != 0)
+		goto out;
+	FUZZ_CHECK(buf_len(in) == 0);
+	FUZZ_CHECK(m.method != NULL && m.path != NULL);
+	FUZZ_CHECK(strlen(m.method) <= BNC_CARRIER_METHOD_MAX &&
+	    utf8_valid(m.method, strlen(m.method)));
+	FUZZ_CHECK(strlen(m.path) <= BNC_CARRIER_PATH_MAX &&
+	    utf8_valid(m.path, strlen(m.path)));
+	FUZZ_CHECK(msg_carrier_probe_put(out, &m) == 0);
+	same_bytes(out, p, n);
+	FUZZ_CHECK(msg_carrier_probe_get(out, &m2) == 0);
+	FUZZ_CHECK(strcmp(m.method, m2.method) == 0 &&
+	    strcmp(m.path, m2.path) == 0);
+ out:
+	msg_carrier_probe_free(&m);
+	msg_carrier_probe_free(&m2);
+	buf_free(in);
+	buf_free(out);
+}
+
+static void
+fz_carrier_result(const uint8_t *p, size_t n)
+{
+	struct msg_carrier_result m, m2;
+	struct buf *in, *out;
+
+	memset(&m2, 0, sizeof(m2));
+	in = buf_from(p, n);
+	out = buf_new();
+	if (msg_carrier_result_get(in, &m, BNC_MSG_MAX_DEFAULT) != 0)
+		goto out;
+	FUZZ_CHECK(buf_len(in) == 0);
+	/* msg.h: the typed fields with CARRIER_OK, and only with it */
+	FUZZ_CHECK(m.status <= BNC_CARRIER_STATUS_MAX && m.sent <= 1 &&
+	    m.retry_after <= BNC_CARRIER_RETRY_AFTER_MAX);
+	FUZZ_CHECK((m.status == 0) == (m.data != NULL));
+	FUZZ_CHECK(m.code != NULL && strlen(m.code) <= BNC_CARRIER_CODE_MAX &&
+	    utf8_valid(m.code, strlen(m.code)));
+	FUZZ_CHECK(m.message != NULL && strlen(m.message) <= BNC_REASON_MAX &&
+	    utf8_valid(m.message, strlen(m.message)));
+	FUZZ_CHECK(msg_carrier_result_put(out, &m) == 0);
+	same_bytes(out, p, n);
+	FUZZ_CHECK(msg_carrier_result_get(out, &m2, BNC_MSG_MAX_DEFAULT) == 0);
+	FUZZ_CHECK(m.status == m2.status && m.sent == m2.sent &&
+	    m.http_status == m2.http_status &&
+	    m.retry_after == m2.retry_after &&
+	    strcmp(m.code, m2.code) == 0 &&
+	    strcmp(m.message, m2.message) == 0 &&
+	    value_equal(m.data, m2.data));
+ out:
+	msg_carrier_result_free(&m);
+	msg_carrier_result_free(&m2);
+	buf_free(in);
+	buf_free(out);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -216,6 +330,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case FC_EMPTY:
 		fz_empty(data + 1, size - 1);
+		break;
+	case FC_CARRIER_CALL:
+		fz_carrier_call(data + 1, size - 1);
+		break;
+	case FC_CARRIER_PROBE:
+		fz_carrier_probe(data + 1, size - 1);
+		break;
+	case FC_CARRIER_RESULT:
+		fz_carrier_result(data + 1, size - 1);
 		break;
 	}
 	return 0;
