@@ -117,11 +117,16 @@ get_text(struct buf *b, char **sp, size_t max)
 	return 0;
 }
 
+/* get_text's twin: never writes what get_text refuses. */
 static int
 put_text(struct buf *b, const char *s, size_t max)
 {
-	if (s == NULL || strlen(s) > max)
+	size_t n;
+
+	if (s == NULL || (n = strlen(s)) > max)
 		return -BNC_ERR_TOO_LARGE;
+	if (!utf8_valid(s, n))
+		return -BNC_ERR_BAD_UTF8;
 	return buf_put_cstring(b, s);
 }
 
@@ -176,8 +181,12 @@ msg_log_put(struct buf *b, const struct msg_log *m)
 
 	if (m->level < LOG_LEVEL_FATAL || m->level > LOG_LEVEL_DEBUG3)
 		return -BNC_ERR_BAD_FORMAT;
+	/* any bytes but NUL, as msg_log_get reads: the monitor escapes
+	 * what it logs, and a line may quote what was not UTF-8 */
+	if (m->line == NULL || strlen(m->line) > BNC_LOG_LINE_MAX)
+		return -BNC_ERR_TOO_LARGE;
 	if ((r = buf_put_u8(b, m->level)) != 0 ||
-	    (r = put_text(b, m->line, BNC_LOG_LINE_MAX)) != 0)
+	    (r = buf_put_cstring(b, m->line)) != 0)
 		return r;
 	return 0;
 }

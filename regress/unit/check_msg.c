@@ -2308,6 +2308,90 @@ START_TEST(test_put_refuses)
 }
 END_TEST
 
+/*
+ * A put refuses a string its get would refuse as not UTF-8: the sender
+ * can still answer otherwise (client_send's internal error), where the
+ * receiver could only end the session.  _i picks the field.
+ */
+START_TEST(test_put_utf8)
+{
+	struct msg_carrier_probe	 p;
+	struct msg_carrier_result	 cr;
+	struct msg_rpc_bad		 rb;
+	struct rpc			 m;
+	struct buf			*b;
+	char				 bad[] = "bad \xc3\x28 utf-8";
+	int				 ret = 0;
+
+	p.method = "GET";
+	p.path = "/";
+	memset(&cr, 0, sizeof(cr));
+	cr.status = CARRIER_API;
+	memset(&rb, 0, sizeof(rb));
+	rb.code = -32700;
+	rb.message = "m";
+	rb.id.type = RPC_ID_NULL;
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_REQUEST;
+	m.id.type = RPC_ID_INT;
+	m.method = "m";
+	ck_assert_ptr_nonnull(b = buf_new());
+	switch (_i) {
+	case 0:
+		p.method = bad;
+		ret = msg_carrier_probe_put(b, &p);
+		break;
+	case 1:
+		p.path = bad;
+		ret = msg_carrier_probe_put(b, &p);
+		break;
+	case 2:
+		cr.code = bad;
+		ret = msg_carrier_result_put(b, &cr);
+		break;
+	case 3:
+		cr.message = bad;
+		ret = msg_carrier_result_put(b, &cr);
+		break;
+	case 4:
+		rb.message = bad;
+		ret = msg_rpc_bad_put(b, &rb);
+		break;
+	case 5:
+		m.method = bad;
+		ret = msg_rpc_put(b, &m);
+		break;
+	case 6:
+		m.id.type = RPC_ID_STR;
+		m.id.s = bad;
+		ret = msg_rpc_put(b, &m);
+		break;
+	case 7:
+		m.kind = RPC_ERROR;
+		m.message = bad;
+		ret = msg_rpc_put(b, &m);
+		break;
+	}
+	CK_R(ret, -BNC_ERR_BAD_UTF8);
+	buf_free(b);
+}
+END_TEST
+
+/* A log line is any bytes but NUL, both ways: the monitor escapes it. */
+START_TEST(test_log_bytes)
+{
+	struct msg_log	 m;
+	struct buf	*b;
+
+	m.level = LOG_LEVEL_INFO;
+	m.line = "vendor said \xff\xfe \xc3\x28";
+	ck_assert_ptr_nonnull(b = buf_new());
+	CK_R(msg_log_put(b, &m), 0);
+	check_codec("log not utf-8", b, log_getcmp, &m);
+	buf_free(b);
+}
+END_TEST
+
 static Suite *
 msg_suite(void)
 {
@@ -2359,6 +2443,8 @@ msg_suite(void)
 	tcase_add_test(tc, test_bad_enums);
 	tcase_add_test(tc, test_result_data_rules);
 	tcase_add_loop_test(tc, test_put_refuses, 0, 17);
+	tcase_add_loop_test(tc, test_put_utf8, 0, 8);
+	tcase_add_test(tc, test_log_bytes);
 	suite_add_tcase(s, tc);
 
 	return s;
