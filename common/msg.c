@@ -38,8 +38,9 @@ static const struct msg_desc msg_table[] = {
 	{ MSG_INPUT_EOF, MSG_DIR_WORKER_TO_MONITOR, "input-eof", BNC_CTRL_MSG_MAX },
 	{ MSG_RPC_OUT,	 MSG_DIR_MONITOR_TO_WORKER, "rpc-out", 0 },
 	{ MSG_SHUTDOWN,	 MSG_DIR_MONITOR_TO_WORKER, "shutdown", BNC_CTRL_MSG_MAX },
+	/* the typed fields, and the status, code and message around them */
 	{ MSG_CARRIER_RESULT, MSG_DIR_CARRIER_TO_MONITOR, "carrier-result",
-	    BNC_CARRIER_RESULT_MAX },
+	    BNC_CARRIER_RESULT_MAX + BNC_CTRL_MSG_MAX },
 	{ MSG_CARRIER_CALL, MSG_DIR_MONITOR_TO_CARRIER, "carrier-call",
 	    BNC_CARRIER_CALL_MAX },
 	{ MSG_CARRIER_PROBE, MSG_DIR_MONITOR_TO_CARRIER, "carrier-probe",
@@ -315,7 +316,8 @@ msg_carrier_result_put(struct buf *b, const struct msg_carrier_result *m)
 
 	if (m->status > BNC_CARRIER_STATUS_MAX || m->sent > 1 ||
 	    m->retry_after > BNC_CARRIER_RETRY_AFTER_MAX ||
-	    (m->status == 0) != (m->data != NULL))
+	    (m->status == 0) != (m->data != NULL) ||
+	    (m->status == CARRIER_STATUS_REFUSED && m->sent))
 		return -BNC_ERR_BAD_FORMAT;
 	if ((r = buf_put_u8(b, m->status)) != 0 ||
 	    (r = buf_put_u8(b, m->sent)) != 0 ||
@@ -345,8 +347,10 @@ msg_carrier_result_get(struct buf *b, struct msg_carrier_result *m,
 	    (r = get_text(b, &m->code, BNC_CARRIER_CODE_MAX)) != 0 ||
 	    (r = get_text(b, &m->message, BNC_REASON_MAX)) != 0)
 		return r;
+	/* refused means nothing reached the network */
 	if (m->status > BNC_CARRIER_STATUS_MAX || m->sent > 1 ||
-	    m->retry_after > BNC_CARRIER_RETRY_AFTER_MAX)
+	    m->retry_after > BNC_CARRIER_RETRY_AFTER_MAX ||
+	    (m->status == CARRIER_STATUS_REFUSED && m->sent))
 		return -BNC_ERR_BAD_FORMAT;
 	if (m->status == 0 && (r = value_decode(b, &m->data,
 	    max_message < BNC_CARRIER_RESULT_MAX ? max_message :

@@ -196,7 +196,9 @@ int	msg_carrier_probe_put(struct buf *, const struct msg_carrier_probe *);
 int	msg_carrier_probe_get(struct buf *, struct msg_carrier_probe *);
 void	msg_carrier_probe_free(struct msg_carrier_probe *);
 
-/* What became of a call (enum carrier_status of work.h). */
+/* What became of a call (enum carrier_status of work.h; msg.c knows
+ * only that 1, refused, means nothing was sent). */
+#define CARRIER_STATUS_REFUSED	1
 struct msg_carrier_result {
 	uint8_t		 status;	/* CARRIER_* */
 	uint8_t		 sent;		/* a byte of the request reached the

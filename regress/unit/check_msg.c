@@ -990,8 +990,9 @@ START_TEST(test_type_cap)
 	    BNC_CONSENT_TEXT_MAX);
 	ck_assert_uint_eq(msg_type_cap(MSG_CARRIER_RESULT, lo),
 	    msg_type_cap(MSG_CARRIER_RESULT, hi));
+	/* the fields may fill BNC_CARRIER_RESULT_MAX: the envelope is more */
 	ck_assert_uint_eq(msg_type_cap(MSG_CARRIER_RESULT, lo),
-	    BNC_CARRIER_RESULT_MAX);
+	    BNC_CARRIER_RESULT_MAX + BNC_CTRL_MSG_MAX);
 
 	/* unknown types get nothing */
 	ck_assert_uint_eq(msg_type_cap(0x0000, hi), 0);
@@ -2160,7 +2161,7 @@ START_TEST(test_result_data_rules)
 	ok.message = "m";
 	ok.data = args_of("id", "x", NULL);
 	no = ok;
-	no.status = CARRIER_REFUSED;
+	no.status = CARRIER_API;
 	no.data = NULL;
 
 	ck_assert_ptr_nonnull(a = buf_new());
@@ -2172,10 +2173,15 @@ START_TEST(test_result_data_rules)
 	pos = diff_pos(head, b);
 	buf_free(head);
 	CK_R(get_patched(a, pos, CARRIER_OK, result_getcmp, &ok), 0);
-	CK_R(get_patched(b, pos, CARRIER_REFUSED, result_getcmp, &no), 0);
+	CK_R(get_patched(b, pos, CARRIER_API, result_getcmp, &no), 0);
+	/* refused says nothing was sent: with sent set it is a lie */
+	CK_R(get_patched(b, pos, CARRIER_REFUSED, result_getcmp, &no),
+	    -BNC_ERR_BAD_FORMAT);
+	/* (refused with sent set is refused first: see above) */
 	for (st = CARRIER_OK + 1; st <= BNC_CARRIER_STATUS_MAX; st++)
 		ck_assert_msg(get_patched(a, pos, st, result_getcmp, &ok) ==
-		    -BNC_ERR_TRAILING, "status %u with data", st);
+		    (st == CARRIER_REFUSED ? -BNC_ERR_BAD_FORMAT :
+		    -BNC_ERR_TRAILING), "status %u with data", st);
 	CK_R(get_patched(b, pos, CARRIER_OK, result_getcmp, &no),
 	    -BNC_ERR_TRUNCATED);
 	buf_free(a);
@@ -2188,8 +2194,12 @@ START_TEST(test_result_data_rules)
 		ck_assert_msg(msg_carrier_result_put(b, &ok) ==
 		    -BNC_ERR_BAD_FORMAT, "status %u with data put", st);
 		no.status = st;
-		CK_R(msg_carrier_result_put(b, &no), 0);
+		CK_R(msg_carrier_result_put(b, &no), st == CARRIER_REFUSED ?
+		    -BNC_ERR_BAD_FORMAT : 0);
 	}
+	no.sent = 0;
+	no.status = CARRIER_REFUSED;
+	CK_R(msg_carrier_result_put(b, &no), 0);
 	no.status = CARRIER_OK;
 	CK_R(msg_carrier_result_put(b, &no), -BNC_ERR_BAD_FORMAT);
 	buf_free(b);
