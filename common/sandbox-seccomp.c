@@ -30,8 +30,11 @@
 
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/ucontext.h>
+
+#include <linux/futex.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -180,6 +183,128 @@ static const struct sb_rule worker_rules[] = {
 	    "amount" },
 };
 
+/*
+ * bouncer-carrier-*: a single-threaded loop that takes frames from the
+ * monitor on fd 3 and, for each call, runs HTTP (and TLS, in OpenSSL)
+ * through libcurl over the connected TCP socket the frame brought.  It
+ * holds fds 0-3, libcurl's wake-up pair and that socket; the
+ * credential, the CA bundle and the request-line patterns were loaded
+ * before the filter.  It can create no socket and connect nowhere (the
+ * monitor connects: seccomp cannot see connect()'s address), open no
+ * file, start no process.
+ *
+ * As in the worker's table, a call that could reach past the process
+ * (a signal, an fd's owner, executable memory, another process's clock)
+ * is allowed only in the forms the carrier makes.
+ */
+static const struct sb_rule carrier_rules[] = {
+	/* I/O on the fds the carrier holds */
+	{ SCMP_SYS(read), SB_ANY, SB_ALLOW, 0,
+	    "libcurl draining its wake-up socket" },
+	{ SCMP_SYS(write), SB_ANY, SB_ALLOW, 0,
+	    "fd 2 (libc's fatal messages; the debug build's SIGSYS report)" },
+	{ SCMP_SYS(recvmsg), SB_ANY, SB_ALLOW, 0,
+	    "frames from the monitor on fd 3, with a call's socket" },
+	{ SCMP_SYS(sendmsg), SB_ANY, SB_ALLOW, 0,
+	    "frames to the monitor on fd 3" },
+	/* recv() and send() on the connected socket: never an address,
+	 * which on a socket that is not connected would aim a datagram */
+	{ SCMP_SYS(recvfrom), SB_IF(SB_EQ(4, 0)), SB_ALLOW, 0,
+	    "libcurl and OpenSSL reading the vendor's answer (recv)" },
+	{ SCMP_SYS(sendto), SB_IF(SB_EQ(4, 0)), SB_ALLOW, 0,
+	    "libcurl and OpenSSL sending the request (send, MSG_NOSIGNAL)" },
+	{ SCMP_SYS(close), SB_ANY, SB_ALLOW, 0,
+	    "closing a call's socket when it ends" },
+	{ SCMP_SYS(fcntl), SB_IF(SB_EQ(1, F_GETFL)), SB_ALLOW, 0,
+	    "libcurl reading a socket's O_NONBLOCK" },
+	{ SCMP_SYS(fcntl), SB_IF(SB_EQ(1, F_SETFL), SB_CLEAR(2, O_ASYNC)),
+	    SB_ALLOW, 0,
+	    "libcurl making a call's socket non-blocking; never O_ASYNC, "
+	    "which sends SIGIO to an fd's owner" },
+	{ SCMP_SYS(poll), SB_ANY, SB_ALLOW, 0,
+	    "waiting for fd 3, and libcurl waiting for its socket" },
+	{ SCMP_SYS(ppoll), SB_ANY, SB_ALLOW, 0,
+	    "poll() where libc maps it to ppoll" },
+	{ SCMP_SYS(getsockopt),
+	    SB_IF(SB_EQ(1, SOL_SOCKET), SB_EQ(2, SO_ERROR)), SB_ALLOW, 0,
+	    "libcurl asking whether the socket is connected (SO_ERROR)" },
+	{ SCMP_SYS(getpeername), SB_ANY, SB_ALLOW, 0,
+	    "the address libcurl is told the vendor's host has, and its "
+	    "connection info" },
+	{ SCMP_SYS(getsockname), SB_ANY, SB_ALLOW, 0,
+	    "libcurl's connection info (the local address)" },
+
+	/*
+	 * memory: fresh anonymous memory, never executable (no mprotect,
+	 * pkey_mprotect or PROT_EXEC), never placed over a mapping that
+	 * exists (no MAP_FIXED, MREMAP_FIXED), never a file's.
+	 */
+	{ SCMP_SYS(brk), SB_ANY, SB_ALLOW, 0, "malloc's main arena" },
+	{ SCMP_SYS(mmap),
+	    SB_IF(SB_CLEAR(2, PROT_EXEC),
+		SB_MASK(3, MAP_ANONYMOUS | MAP_FIXED, MAP_ANONYMOUS)),
+	    SB_ALLOW, 0,
+	    "malloc of large blocks (an answer of up to 8 MiB): anonymous, "
+	    "not executable, at an address of the kernel's choice" },
+	{ SCMP_SYS(munmap), SB_ANY, SB_ALLOW, 0, "free of large blocks" },
+	{ SCMP_SYS(mremap), SB_IF(SB_ONLY(3, MREMAP_MAYMOVE)), SB_ALLOW, 0,
+	    "realloc of large blocks; not MREMAP_FIXED or MREMAP_DONTUNMAP, "
+	    "which place or copy a mapping where the caller says" },
+	{ SCMP_SYS(madvise), SB_IF(SB_EQ(2, MADV_DONTNEED)), SB_ALLOW, 0,
+	    "malloc returning freed pages; no other advice (KSM merging, "
+	    "fork or dump flags) is needed" },
+
+	/*
+	 * glibc's pthread_once() wakes waiters once a one-time set-up has
+	 * run (OpenSSL's lazy ones, on the first TLS connection); in a
+	 * process of one thread nobody waits, and nothing else is allowed.
+	 */
+	{ SCMP_SYS(futex),
+	    SB_IF(SB_EQ(1, FUTEX_WAKE | FUTEX_PRIVATE_FLAG)), SB_ALLOW, 0,
+	    "pthread_once() in OpenSSL's lazy set-up: FUTEX_WAKE_PRIVATE "
+	    "only" },
+
+	/* time and randomness */
+	{ SCMP_SYS(clock_gettime), SB_IF(SB_ONLY(0, SB_CLOCKS_FIXED)),
+	    SB_ALLOW, 0,
+	    "libcurl's timeouts, OpenSSL's certificate times (vDSO "
+	    "fallback); not another process's CPU clock" },
+	{ SCMP_SYS(gettimeofday), SB_ANY, SB_ALLOW, 0,
+	    "the wall clock (vDSO fallback)" },
+	{ SCMP_SYS(getrandom), SB_ANY, SB_ALLOW, 0,
+	    "OpenSSL's DRBG (TLS randoms and keys), malloc's tcache key" },
+
+	/* signals */
+	{ SCMP_SYS(rt_sigprocmask), SB_ANY, SB_ALLOW, 0,
+	    "libc blocks signals in abort()" },
+	{ SCMP_SYS(rt_sigaction), SB_ANY, SB_ALLOW, 0,
+	    "abort() resets SIGABRT" },
+	{ SCMP_SYS(restart_syscall), SB_ANY, SB_ALLOW, 0,
+	    "the kernel restarting a poll() interrupted by a signal" },
+
+	/* process */
+	{ SCMP_SYS(getpid), SB_ANY, SB_ALLOW, 0,
+	    "abort() and raise() name this process; OpenSSL's fork check" },
+	{ SCMP_SYS(gettid), SB_ANY, SB_ALLOW, 0,
+	    "abort() and raise() name this thread" },
+	{ SCMP_SYS(tgkill), SB_IF(SB_OWN_PID(0)), SB_ALLOW, 0,
+	    "abort() raises SIGABRT on itself; this process only (the "
+	    "loader fills in its pid)" },
+	{ SCMP_SYS(exit), SB_ANY, SB_ALLOW, 0, "thread exit" },
+	{ SCMP_SYS(exit_group), SB_ANY, SB_ALLOW, 0, "process exit" },
+
+	/*
+	 * libcurl 7.88 calls connect() on the socket its open-socket hook
+	 * returned even when told it is connected (curl issue 10626, fixed
+	 * in 8.0).  The kernel never runs it: it fails with EINPROGRESS,
+	 * and libcurl finds the socket writable and SO_ERROR 0.  Whatever
+	 * the address, nothing connects anywhere.
+	 */
+	{ SCMP_SYS(connect), SB_ANY, SB_ERRNO, EINPROGRESS,
+	    "libcurl 7.88's connect() on the socket the monitor connected: "
+	    "not run, never connects" },
+};
+
 static const struct sb_profile_tab {
 	enum sb_profile profile;
 	const struct sb_rule *rules;
@@ -187,6 +312,8 @@ static const struct sb_profile_tab {
 } profiles[] = {
 	{ SB_PROFILE_WORKER, worker_rules,
 	    sizeof(worker_rules) / sizeof(worker_rules[0]) },
+	{ SB_PROFILE_CARRIER, carrier_rules,
+	    sizeof(carrier_rules) / sizeof(carrier_rules[0]) },
 };
 
 #ifdef SANDBOX_DEBUG

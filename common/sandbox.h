@@ -16,7 +16,9 @@
 #include "bounds.h"
 
 enum sb_profile {
-	SB_PROFILE_WORKER = 1		/* bouncer-worker, either side */
+	SB_PROFILE_WORKER = 1,		/* bouncer-worker, either side */
+	SB_PROFILE_CARRIER = 2		/* bouncer-carrier-*: HTTP and TLS on a
+					 * socket it was given */
 };
 
 enum sb_action {

@@ -1,9 +1,10 @@
 /*
- * check_sandbox.c - the worker sandbox applied for real (DESIGN 12).
+ * check_sandbox.c - the sandboxes applied for real (DESIGN 12).
  *
- * Each test applies SB_PROFILE_WORKER in a forked child: forbidden calls
- * must kill it by SIGSYS, libc's probes must fail with their errno, and
- * everything bouncer-worker does must keep working.  The rule table is
+ * Each test applies SB_PROFILE_WORKER (or, in the carrier's tests at the
+ * end, SB_PROFILE_CARRIER) in a forked child: forbidden calls must kill
+ * it by SIGSYS, libc's probes must fail with their errno, and everything
+ * bouncer-worker (or a carrier) does must keep working.  The rule table is
  * checked too: a `why` on every row, no overlapping rows, none of the
  * calls the worker must never make, argument conditions on the calls
  * that need them, and a loader that refuses a table it cannot express.
@@ -35,6 +36,7 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -42,7 +44,9 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 
+#include <linux/futex.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <arpa/inet.h>
 
 #include <check.h>
@@ -82,6 +86,8 @@
 
 /* The cap probe_enter() applies; set by the Check child before a probe. */
 static int probe_abi = -1;
+/* The profile probe_enter() applies; likewise. */
+static enum sb_profile probe_profile = SB_PROFILE_WORKER;
 
 extern char **environ;
 
@@ -116,7 +122,7 @@ probe_fail(struct probe_res *res, int line, int err, const char *what)
 			probe_fail((res), __LINE__, errno, #cond);             \
 	} while (0)
 
-/* Applies the worker profile; a probe returns at once if this failed. */
+/* Applies probe_profile; a probe returns at once if this failed. */
 static int
 probe_enter(struct probe_res *res, int nfds)
 {
@@ -132,7 +138,7 @@ probe_enter(struct probe_res *res, int nfds)
 			close(fd);
 	}
 	sandbox_test_landlock_cap(probe_abi);
-	res->applied = sandbox_apply(SB_PROFILE_WORKER, nfds, &res->st);
+	res->applied = sandbox_apply(probe_profile, nfds, &res->st);
 	return res->applied == 0;
 }
 
@@ -1875,6 +1881,451 @@ START_TEST(test_bad_args)
 }
 END_TEST
 
+/*
+ * carrier: SB_PROFILE_CARRIER, the bouncer-carrier-* sandbox.  A carrier
+ * speaks HTTP and TLS through libcurl on a TCP socket the monitor
+ * connected and passed to it: it must create no socket, connect nowhere
+ * (libcurl 7.88's connect() on the given socket gets EINPROGRESS and is
+ * never run), open no file, start nothing.
+ */
+
+#define CARRIER_NFDS (BNC_CHILD_FD + 1) /* fds 0..3 */
+
+/* Calls no carrier makes: none may have a row that lets it through. */
+static const char *const carrier_never[] = {
+	"execve", "execveat", "fork", "vfork", "clone", "clone3", "socket",
+	"socketpair", "bind", "listen", "accept", "accept4", "open",
+	"openat", "creat", "openat2", "stat", "lstat", "statx",
+	"newfstatat", "ptrace", "kill", "tkill", "mount", "umount2",
+	"unshare", "setns", "prctl", "setrlimit", "prlimit64", "pipe",
+	"pipe2", "dup", "dup2", "dup3", "memfd_create", "mprotect",
+	"pkey_mprotect", "seccomp", "bpf", "io_uring_setup", "userfaultfd",
+	"process_vm_writev", "chdir", "unlink", "unlinkat", "rename",
+	"renameat2", "link", "symlink", "chmod", "chown", "truncate",
+	"ftruncate", "setuid", "setgid", "keyctl", "add_key",
+	"perf_event_open", "personality", "rt_sigqueueinfo",
+	"pidfd_open", "pidfd_send_signal", "setsockopt", "ioctl", "mlock",
+	"munlock", "sendmmsg", "recvmmsg", "shutdown", "sysinfo",
+	"epoll_create1",
+};
+
+START_TEST(test_carrier_rules)
+{
+	const struct sb_rule *rules;
+	size_t i, j, n;
+	char *name;
+	int nr;
+
+	ck_assert_ptr_nonnull(rules = sandbox_rules(SB_PROFILE_CARRIER, &n));
+	ck_assert_uint_gt(n, 0);
+	for (i = 0; i < n; i++) {
+		name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE,
+		    rules[i].nr);
+		ck_assert_msg(name != NULL, "row %zu: syscall %d unknown", i,
+		    rules[i].nr);
+		ck_assert_msg(rules[i].why != NULL && rules[i].why[0] != '\0',
+		    "row %zu (%s) has no why", i, name);
+		free(name);
+	}
+	ck_assert_int_eq(sandbox_rules_check(rules, n), 0);
+	for (i = 0; i < sizeof(carrier_never) / sizeof(carrier_never[0]);
+	    i++) {
+		if ((nr = seccomp_syscall_resolve_name(carrier_never[i])) < 0)
+			continue;
+		for (j = 0; j < n; j++)
+			ck_assert_msg(rules[j].nr != nr,
+			    "%s is in the carrier table (row %zu)",
+			    carrier_never[i], j);
+	}
+}
+END_TEST
+
+/*
+ * Each call a carrier makes with arguments is allowed only in its own
+ * forms, and connect() only fails.
+ */
+START_TEST(test_carrier_rules_args)
+{
+	static const char *const filtered[] = {
+		"sendto", "recvfrom", "getsockopt", "futex", "fcntl", "mmap",
+		"mremap", "madvise", "clock_gettime", "tgkill",
+	};
+	const struct sb_rule *rules, *r;
+	const struct sb_arg *a;
+	size_t i, j, n, seen;
+	int nr;
+
+	ck_assert_ptr_nonnull(rules = sandbox_rules(SB_PROFILE_CARRIER, &n));
+	for (i = 0; i < sizeof(filtered) / sizeof(filtered[0]); i++) {
+		nr = seccomp_syscall_resolve_name(filtered[i]);
+		for (j = 0, seen = 0; j < n; j++) {
+			if (rules[j].nr != nr)
+				continue;
+			seen++;
+			ck_assert_msg(rules[j].args[0].cmp != SB_CMP_NONE,
+			    "%s (row %zu) allowed with any arguments",
+			    filtered[i], j);
+		}
+		ck_assert_msg(seen > 0, "%s is not in the table", filtered[i]);
+	}
+	for (j = 0, seen = 0; j < n; j++) {
+		r = &rules[j];
+		if (r->nr == SCMP_SYS(connect)) {
+			seen++;
+			ck_assert_msg(r->action == SB_ERRNO &&
+				r->err == EINPROGRESS,
+			    "row %zu: connect() is not EINPROGRESS", j);
+		}
+		if (r->nr == SCMP_SYS(sendto) || r->nr == SCMP_SYS(recvfrom)) {
+			a = row_arg(r, SB_CMP_EQ, 4);
+			ck_assert_msg(a != NULL && a->val == 0,
+			    "row %zu: an address allowed", j);
+		}
+		if (r->nr == SCMP_SYS(getsockopt)) {
+			ck_assert_msg((a = row_arg(r, SB_CMP_EQ, 1)) != NULL &&
+				a->val == SOL_SOCKET &&
+				(a = row_arg(r, SB_CMP_EQ, 2)) != NULL &&
+				a->val == SO_ERROR,
+			    "row %zu: getsockopt beyond SO_ERROR", j);
+		}
+		if (r->nr == SCMP_SYS(futex))
+			ck_assert_msg((a = row_arg(r, SB_CMP_EQ, 1)) != NULL &&
+				a->val == (FUTEX_WAKE | FUTEX_PRIVATE_FLAG),
+			    "row %zu: futex beyond FUTEX_WAKE_PRIVATE", j);
+		if (r->nr == SCMP_SYS(mmap) && r->action == SB_ALLOW) {
+			a = row_arg(r, SB_CMP_MASKED_EQ, 2);
+			ck_assert_msg(a != NULL && (a->mask & PROT_EXEC) &&
+				!(a->val & PROT_EXEC),
+			    "row %zu: mmap may be executable", j);
+			a = row_arg(r, SB_CMP_MASKED_EQ, 3);
+			ck_assert_msg(a != NULL &&
+				(a->mask & a->val & MAP_ANONYMOUS) &&
+				(a->mask & MAP_FIXED) && !(a->val & MAP_FIXED),
+			    "row %zu: mmap of a file, or MAP_FIXED", j);
+		}
+		if (r->nr == SCMP_SYS(tgkill))
+			ck_assert_msg(row_arg(r, SB_CMP_OWN_PID, 0) != NULL,
+			    "row %zu: tgkill not to its own pid", j);
+	}
+	ck_assert_uint_eq(seen, 1);
+}
+END_TEST
+
+#ifndef SANDBOX_DISABLED
+static void
+probe_carrier_status(struct probe_res *res)
+{
+	probe_enter(res, CARRIER_NFDS);
+}
+
+START_TEST(test_carrier_proc_status)
+{
+	struct probe_res res;
+
+	probe_profile = SB_PROFILE_CARRIER;
+	run_probe(probe_carrier_status, inspect_proc_status, &res);
+	ck_assert_int_eq(res.st.seccomp, WANT_SECCOMP);
+	ck_assert_int_eq(res.st.nnp, 1);
+}
+END_TEST
+
+/* A connected loopback TCP pair, made before the sandbox. */
+static int
+tcp_pair(int sv[2])
+{
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+	int l;
+
+	if ((l = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return -1;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(l, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(l, 1) == -1 ||
+	    getsockname(l, (struct sockaddr *)&sin, &sl) == -1 ||
+	    (sv[0] = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	    connect(sv[0], (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    (sv[1] = accept(l, NULL, NULL)) == -1)
+		return -1;
+	close(l);
+	return 0;
+}
+
+/*
+ * What a carrier does under its filter: takes a call's socket from a
+ * frame, makes it non-blocking, learns its addresses, is told by
+ * connect() that it is under way and by SO_ERROR that it is fine, sends
+ * and receives on it, closes it; and OpenSSL's and malloc's own calls.
+ */
+static void
+probe_carrier_io(struct probe_res *res)
+{
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct sockaddr_in sin;
+	struct cmsghdr *cmsg;
+	struct msghdr mh;
+	struct iovec iov;
+	struct pollfd pfd;
+	struct timespec ts;
+	socklen_t sl;
+	char buf[64], *big;
+	unsigned char rnd[32];
+	int tcp[2] = { -1, -1 }, sv[2], fd = -1, err, nfds, fl;
+
+	PROBE(res, tcp_pair(tcp) == 0);
+	PROBE(res, socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
+	if (res->line != 0)
+		return;
+	/* the call's socket in a frame; the test keeps no copy of it */
+	memset(&mh, 0, sizeof(mh));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = buf;
+	iov.iov_len = 1;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof(cm.buf);
+	cmsg = CMSG_FIRSTHDR(&mh);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &tcp[0], sizeof(int));
+	PROBE(res, sendmsg(sv[1], &mh, 0) == 1);
+	PROBE(res, close(tcp[0]) == 0);
+	/* room for one more fd, as the carrier leaves */
+	nfds = lowest_free_fd() + 1;
+	if (res->line != 0 || !probe_enter(res, nfds))
+		return;
+	memset(&cm, 0, sizeof(cm));
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof(cm.buf);
+	mh.msg_flags = 0;
+	PROBE(res, recvmsg(sv[0], &mh, MSG_CMSG_CLOEXEC) == 1);
+	PROBE(res, (mh.msg_flags & MSG_CTRUNC) == 0);
+	if (res->line != 0)
+		return;
+	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&mh)), sizeof(int));
+	PROBE(res, (fl = fcntl(fd, F_GETFL)) != -1);
+	PROBE(res, fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0);
+	sl = sizeof(sin);
+	PROBE(res, getsockname(fd, (struct sockaddr *)&sin, &sl) == 0);
+	sl = sizeof(sin);
+	PROBE(res, getpeername(fd, (struct sockaddr *)&sin, &sl) == 0);
+	PROBE(res, connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 &&
+	    errno == EINPROGRESS);
+	sl = sizeof(err);
+	PROBE(res, getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) == 0 &&
+	    err == 0);
+	pfd.fd = fd;
+	pfd.events = POLLOUT;
+	PROBE(res, poll(&pfd, 1, 1000) == 1);
+	PROBE(res, send(fd, "GET / HTTP/1.1\r\n", 16, MSG_NOSIGNAL) == 16);
+	PROBE(res, recv(tcp[1], buf, sizeof(buf), 0) == 16);
+	PROBE(res, send(tcp[1], "HTTP/1.1 200 OK\r\n", 17, 0) == 17);
+	pfd.events = POLLIN;
+	PROBE(res, ppoll(&pfd, 1, NULL, NULL) == 1);
+	PROBE(res, recv(fd, buf, sizeof(buf), 0) == 17);
+	PROBE(res, close(fd) == 0);
+	/* OpenSSL: randomness, pthread_once's wake-up; malloc; clocks */
+	PROBE(res, getrandom(rnd, sizeof(rnd), 0) == sizeof(rnd));
+	PROBE(res, syscall(SYS_futex, &fl, FUTEX_WAKE_PRIVATE, 1, NULL, NULL,
+	    0) == 0);
+	PROBE(res, (big = malloc(BIG_ALLOC)) != NULL);
+	if (big != NULL)
+		memset(big, 1, BIG_ALLOC);
+	free(big);
+	PROBE(res, syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) == 0);
+	PROBE(res, syscall(SYS_gettimeofday, buf, NULL) == 0);
+}
+
+START_TEST(test_carrier_io)
+{
+	probe_profile = SB_PROFILE_CARRIER;
+	run_probe(probe_carrier_io, NULL, NULL);
+}
+END_TEST
+
+/*
+ * connect() is refused without being run: a listener that would take
+ * the connection sees none.
+ */
+static void
+probe_carrier_connect(struct probe_res *res)
+{
+	struct sockaddr_in sin;
+	struct pollfd pfd;
+	socklen_t sl = sizeof(sin);
+	int l, s;
+
+	PROBE(res, (l = socket(AF_INET, SOCK_STREAM, 0)) != -1);
+	PROBE(res, (s = socket(AF_INET, SOCK_STREAM, 0)) != -1);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	PROBE(res, bind(l, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	PROBE(res, listen(l, 1) == 0);
+	PROBE(res, getsockname(l, (struct sockaddr *)&sin, &sl) == 0);
+	if (res->line != 0 || !probe_enter(res, lowest_free_fd()))
+		return;
+	PROBE(res, connect(s, (struct sockaddr *)&sin, sizeof(sin)) == -1 &&
+	    errno == EINPROGRESS);
+	pfd.fd = l;
+	pfd.events = POLLIN;
+	PROBE(res, poll(&pfd, 1, 200) == 0);
+	pfd.fd = s;
+	pfd.events = POLLOUT;
+	PROBE(res, poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLHUP) != 0);
+}
+
+START_TEST(test_carrier_connect)
+{
+	probe_profile = SB_PROFILE_CARRIER;
+	run_probe(probe_carrier_connect, NULL, NULL);
+}
+END_TEST
+
+static void
+kc_openat(void)
+{
+	openat(AT_FDCWD, "/etc/ssl/certs/ca-certificates.crt", O_RDONLY);
+}
+
+static void
+kc_newfstatat(void)
+{
+	struct stat sb;
+
+	fstatat(AT_FDCWD, "/etc/passwd", &sb, 0);
+}
+
+static void
+kc_setsockopt(void)
+{
+	int one = 1;
+
+	setsockopt(0, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+static void
+kc_getsockopt(void)
+{
+	int v;
+	socklen_t sl = sizeof(v);
+
+	getsockopt(0, SOL_SOCKET, SO_TYPE, &v, &sl);
+}
+
+static void
+kc_sendto_addr(void)
+{
+	struct sockaddr_in sin;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(53);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sendto(0, "x", 1, 0, (struct sockaddr *)&sin, sizeof(sin));
+}
+
+static void
+kc_recvfrom_addr(void)
+{
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+	char c;
+
+	recvfrom(0, &c, 1, MSG_DONTWAIT, (struct sockaddr *)&sin, &sl);
+}
+
+static void
+kc_futex_wait(void)
+{
+	int word = 1;
+
+	syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
+static void
+kc_mprotect_rw(void)
+{
+	static char page[2 * PAGE];
+	uintptr_t a = ((uintptr_t)page + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
+
+	mprotect((void *)a, PAGE, PROT_READ | PROT_WRITE);
+}
+
+static void
+kc_ioctl(void)
+{
+	int n;
+
+	ioctl(0, FIONREAD, &n);
+}
+
+static void
+kc_sysinfo(void)
+{
+	char si[256];
+
+	syscall(SYS_sysinfo, si);
+}
+
+static void
+kc_fcntl_dupfd(void)
+{
+	fcntl(0, F_DUPFD, 0);
+}
+
+static const struct kill_case carrier_kill_cases[] = {
+	{ "socket", k_socket }, { "socketpair", k_socketpair },
+	{ "bind", k_bind }, { "listen", k_listen }, { "accept", k_accept },
+	{ "open", k_open }, { "openat", kc_openat }, { "openat2", k_openat2 },
+	{ "creat", k_creat }, { "stat", k_stat },
+	{ "newfstatat", kc_newfstatat }, { "execve", k_execve },
+	{ "execveat", k_execveat }, { "fork", k_fork }, { "clone", k_clone },
+	{ "clone3", k_clone3 }, { "ptrace", k_ptrace }, { "kill", k_kill },
+	{ "prctl", k_prctl }, { "setrlimit", k_setrlimit },
+	{ "pipe", k_pipe }, { "dup", k_dup }, { "memfd_create", k_memfd },
+	{ "mprotect PROT_EXEC", k_mprotect },
+	{ "mprotect PROT_WRITE", kc_mprotect_rw },
+	{ "setsockopt", kc_setsockopt },
+	{ "getsockopt SO_TYPE", kc_getsockopt },
+	{ "sendto an address", kc_sendto_addr },
+	{ "recvfrom an address", kc_recvfrom_addr },
+	{ "futex FUTEX_WAIT", kc_futex_wait }, { "ioctl", kc_ioctl },
+	{ "sysinfo", kc_sysinfo }, { "fcntl F_DUPFD", kc_fcntl_dupfd },
+	{ "seccomp", k_seccomp }, { "io_uring_setup", k_io_uring },
+	{ "pidfd_send_signal", k_pidfd_signal },
+#if defined(__x86_64__)
+	{ "x32", k_x32 },
+#endif
+};
+#define NCKILL \
+	((int)(sizeof(carrier_kill_cases) / sizeof(carrier_kill_cases[0])))
+
+/*
+ * Case _i / NABIS under Landlock ABI test_abis[_i % NABIS]: the filter
+ * alone kills, whatever Landlock the kernel has.
+ */
+START_TEST(test_carrier_kill)
+{
+	struct sb_status st;
+
+	kill_target = getppid();
+	sandbox_test_landlock_cap(test_abis[_i % NABIS]);
+	if (sandbox_apply(SB_PROFILE_CARRIER, CARRIER_NFDS, &st) != 0)
+		_exit(SURVIVED + 1);
+	carrier_kill_cases[_i / NABIS].fn();
+	_exit(SURVIVED);
+}
+END_TEST
+#endif /* !SANDBOX_DISABLED */
+
 static Suite *
 sandbox_suite(void)
 {
@@ -1930,6 +2381,18 @@ sandbox_suite(void)
 #ifdef SANDBOX_DEBUG
 	tcase_add_test(tc, test_debug_report);
 #endif
+#endif
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("carrier");
+	tcase_add_test(tc, test_carrier_rules);
+	tcase_add_test(tc, test_carrier_rules_args);
+#ifndef SANDBOX_DISABLED
+	tcase_add_test(tc, test_carrier_proc_status);
+	tcase_add_test(tc, test_carrier_io);
+	tcase_add_test(tc, test_carrier_connect);
+	tcase_add_loop_test_raise_signal(tc, test_carrier_kill, SIGSYS, 0,
+	    NCKILL * NABIS);
 #endif
 	suite_add_tcase(s, tc);
 
