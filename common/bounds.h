@@ -125,6 +125,34 @@
 #define BNC_CARRIER_QUEUE_MAX	64		/* calls waiting for one carrier */
 #define BNC_CARRIER_CREDENTIAL_MAX 8192		/* bytes of a credential on fd 4 */
 #define BNC_CARRIER_CA_MAX	(4 * 1024 * 1024)	/* bytes of the CA bundle */
+#define BNC_CARRIER_BASE_MAX	64		/* bytes of a -b loopback base */
+#define BNC_CARRIER_HEADERS_MAX	8		/* header lines of a service's table */
+#define BNC_CARRIER_POLL_MS	1000		/* longest wait in libcurl's loop before
+						 * it looks at its timers again */
+#define BNC_CARRIER_PATH_GROUPS_MAX 4		/* optional [...] parts of a path
+						 * template (carrier/path.c) */
+#define BNC_CARRIER_RESPONSE_ONE (1024 * 1024)	/* a vendor's body holding one
+						 * object (a page, a comment) */
+#define BNC_CARRIER_RESPONSE_TEXT 65536		/* a plain-text body (Slack's) */
+/* typed fields of an answer: a long list of long fields still fits
+ * BNC_CARRIER_RESULT_MAX (100 comments of 32 KiB, 100 tasks of 14 KiB) */
+#define BNC_CARRIER_LIST_MAX	100		/* items of a list in an answer */
+#define BNC_CARRIER_OWNERS_MAX	25		/* people of one task (Notion's
+						 * own response cap) */
+#define BNC_CARRIER_ID_MAX	128		/* bytes of an id, a time or a date */
+#define BNC_CARRIER_NAME_MAX	256		/* bytes of a status, data source or
+						 * property name */
+#define BNC_CARRIER_URL_MAX	2048		/* bytes of a URL (Notion's limit: 2000
+						 * characters) */
+#define BNC_CARRIER_TITLE_MAX	8192		/* bytes of a task's title */
+#define BNC_CARRIER_TEXT_OUT_MAX 32768		/* bytes of a comment's text read */
+#define BNC_CARRIER_MESSAGE_MAX	256		/* bytes of a vendor's error message
+						 * passed on (<= BNC_REASON_MAX) */
+#define BNC_NOTION_CHUNK_UNITS	2000		/* UTF-16 units of one rich-text item */
+#define BNC_NOTION_CHUNKS_MAX	100		/* rich-text items of one comment */
+#define BNC_GITHUB_TEXT_MAX	65536		/* characters of an issue comment */
+#define BNC_SLACK_TEXT_MAX	4000		/* characters of a Slack message: well
+						 * below where Slack truncates */
 #define BNC_WORK_PAGES_MAX	10		/* pages of a Notion list read for one call */
 #define BNC_WORK_CHANNELS_MAX	32		/* Slack channels configured */
 #define BNC_WORK_REPOS_MAX	256		/* GitHub repos in work.github.repos */
