@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 #
 # regress/linker.sh - the privilege line is a build line (STYLE rule 2):
-# bouncer-worker links no SQLite, libsodium, libyaml or PCRE2 (neither as
-# a DT_NEEDED entry, nor transitively, nor as symbols linked in
-# statically), and no object of the monitor, nor of the common library
+# bouncer-worker links no SQLite, libsodium, libyaml, PCRE2 or libcurl
+# (neither as a DT_NEEDED entry, nor transitively, nor as symbols linked
+# in statically), and no object of the monitor, nor of the common library
 # it shares with the worker, calls a cJSON parser (the monitor builds
-# JSON, it never parses it).  And the sandbox's test hooks (SANDBOX_TEST)
-# are in no shipped binary.
+# JSON, it never parses it).  The carriers link no SQLite, libyaml or
+# libevent, and nothing but a carrier links libcurl.  And the sandbox's
+# test hooks (SANDBOX_TEST) are in no shipped binary.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
 require_cmd readelf nm
 
-FORBIDDEN_LIBS='^lib(sqlite3|sodium|yaml|pcre2)'
-FORBIDDEN_SYMS='^(sqlite3_|sodium_|randombytes_|crypto_(sign|box|secretbox|generichash|hash|auth|aead|kdf|kx|pwhash|scalarmult|stream|shorthash|onetimeauth)|yaml_|pcre2_)'
+FORBIDDEN_LIBS='^lib(sqlite3|sodium|yaml|pcre2|curl)'
+FORBIDDEN_SYMS='^(sqlite3_|sodium_|randombytes_|crypto_(sign|box|secretbox|generichash|hash|auth|aead|kdf|kx|pwhash|scalarmult|stream|shorthash|onetimeauth)|yaml_|pcre2_|curl_)'
 # What the worker may load: its own libraries, libc's, and sanitizers.
 ALLOWED_LIBS='^(libcjson|libevent(_core|_extra|_pthreads)?|libseccomp|libc|libm|libpthread|libdl|librt|libgcc_s|ld-linux[-a-z0-9_]*|libasan|libubsan|liblsan|libtsan)([.-]|$)'
 
@@ -37,6 +38,38 @@ syms=$({ nm -D "$WORKER"; nm "$WORKER"; } 2>/dev/null |
 [ -z "$syms" ] || fail "$WORKER references or defines forbidden symbols:
 $syms"
 log "worker: DT_NEEDED $(echo "$needed" | tr '\n' ' ')"
+
+# --- the carriers ------------------------------------------------------
+# They parse the vendors' JSON and speak HTTP: never the audit database,
+# YAML or the worker's event loop.  (libcurl's own dependencies are
+# looked at through ldd too.)
+CARRIER_FORBIDDEN_LIBS='^lib(sqlite3|yaml|event)'
+CARRIER_FORBIDDEN_SYMS='^(sqlite3_|yaml_|event_|evbuffer_|bufferevent_|evhttp_)'
+for b in notion github slack; do
+	c=$top_builddir/carrier/bouncer-carrier-$b
+	[ -x "$c" ] || fail "no carrier at $c (not built?)"
+	needed=$(readelf -d "$c" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+	echo "$needed" | grep -q '^libcurl' ||
+	    fail "$c has no DT_NEEDED libcurl: is this check stale?"
+	bad=$(echo "$needed" | grep -E "$CARRIER_FORBIDDEN_LIBS")
+	[ -z "$bad" ] || fail "$c has DT_NEEDED $bad"
+	if command -v ldd >/dev/null 2>&1; then
+		trans=$(ldd "$c" 2>/dev/null | awk '{print $1}' |
+		    sed 's,.*/,,' | grep -E "$CARRIER_FORBIDDEN_LIBS")
+		[ -z "$trans" ] || fail "$c loads, transitively: $trans"
+	fi
+	syms=$({ nm -D "$c"; nm "$c"; } 2>/dev/null |
+	    awk 'NF >= 2 {print $NF}' | sed 's/@.*//' |
+	    grep -E "$CARRIER_FORBIDDEN_SYMS" | sort -u)
+	[ -z "$syms" ] || fail "$c references or defines: $syms"
+	log "carrier $b: DT_NEEDED $(echo "$needed" | tr '\n' ' ')"
+done
+for f in "$MONITOR" "$top_builddir"/monitor/bouncer-audit \
+    "$top_builddir"/monitor/bouncer-issue-consent \
+    "$top_builddir"/monitor/bouncer-init; do
+	readelf -d "$f" | grep -q 'NEEDED.*libcurl' &&
+	    fail "$f links libcurl (only the carriers may)"
+done
 
 # --- the monitor's objects -----------------------------------------
 # bouncer-monitor's objects only: bouncer-init is a user tool reading the
@@ -69,7 +102,7 @@ log "common: $(echo "$libs" | tr '\n' ' ')without cJSON_Parse*"
 # --- the sandbox's test hooks --------------------------------------
 # Only regress/sandbox builds the sandbox with SANDBOX_TEST (a Landlock
 # ABI cap, a loader of any table): no shipped binary or library has them.
-for f in "$WORKER" "$MONITOR" $libs; do
+for f in "$WORKER" "$MONITOR" $libs "$top_builddir"/carrier/bouncer-carrier-*; do
 	bad=$(nm -A "$f" 2>/dev/null | awk '{print $NF}' | grep '^sandbox_test_')
 	[ -z "$bad" ] || fail "$f has the sandbox's test hooks: $bad"
 done
@@ -77,4 +110,16 @@ nm "$top_builddir/regress/sandbox/check_sandbox" 2>/dev/null |
     grep -q ' T sandbox_test_seccomp_load$' ||
     fail "check_sandbox has no sandbox_test_seccomp_load: is this check stale?"
 log "sandbox test hooks: in check_sandbox only"
+
+# --- the carriers' test CA ------------------------------------------
+# Only regress/mocks/carrier-notion-testca takes -C, a CA bundle of the
+# test's own (CARRIER_TEST_CA): a shipped carrier trusts the system's.
+for f in "$top_builddir"/carrier/bouncer-carrier-*; do
+	nm "$f" 2>/dev/null | grep -q ' carrier_test_ca_build$' &&
+	    fail "$f takes a test CA (-C)"
+done
+nm "$top_builddir/regress/mocks/carrier-notion-testca" 2>/dev/null |
+    grep -q ' carrier_test_ca_build$' ||
+    fail "carrier-notion-testca has no carrier_test_ca_build: is this check stale?"
+log "carrier test CA: in carrier-notion-testca only"
 pass
