@@ -12,7 +12,7 @@ builddir=${top_builddir:-.}
 rc=0
 
 for name in jsonrpc value msg frame policy config taint uritemplate canon \
-    registry consent; do
+    registry consent filter_notion filter_github filter_slack; do
 	prog="$builddir/regress/fuzz/replay_$name"
 	dir="$srcdir/regress/fuzz/corpus/$name"
 	if [ ! -x "$prog" ]; then
