@@ -23,7 +23,23 @@
 #include "work.h"
 #include "xmalloc.h"
 
-#define HTTP_TOO_MANY_REQUESTS	429
+/*
+ * The statuses that mean "not now, try later": 429, and Notion's 529
+ * service_overload, which its documentation says to retry as a 429.
+ * Neither was acted on, so the monitor may send the call again.
+ */
+static const long rate_statuses[] = { 429, 529 };
+
+static int
+is_rate(long status)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rate_statuses) / sizeof(rate_statuses[0]); i++)
+		if (rate_statuses[i] == status)
+			return 1;
+	return 0;
+}
 
 static void
 answer_reset(struct msg_carrier_result *res, int status)
@@ -126,8 +142,8 @@ answer_http(const struct carrier_service *svc,
 		res->code = xstrdup("bad-response");
 		answer_message(res, msg, strlen(msg));
 	} else {
-		answer_reset(res, resp->status == HTTP_TOO_MANY_REQUESTS ?
-		    CARRIER_RATE : CARRIER_API);
+		answer_reset(res, is_rate(resp->status) ? CARRIER_RATE :
+		    CARRIER_API);
 		res->code = xstrdup("");
 		res->message = xstrdup("");
 		svc->error(resp, res);

@@ -18,7 +18,8 @@ void	answer_refused(struct msg_carrier_result *, const char *code,
 void	answer_ok(struct msg_carrier_result *, struct value *data);
 /*
  * What the vendor's answer to ep's request means: a 2xx body through
- * ep->filter (CARRIER_OK, or CARRIER_BAD_RESPONSE), 429 CARRIER_RATE
+ * ep->filter (CARRIER_OK, or CARRIER_BAD_RESPONSE), 429 (and Notion's
+ * 529) CARRIER_RATE
  * with a bounded retry_after, another status CARRIER_API with the
  * vendor's code and message from svc->error, no answer CARRIER_NET.
  */

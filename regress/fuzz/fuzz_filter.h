@@ -34,7 +34,7 @@ struct fuzz_filter {
 
 static const long fuzz_statuses[] = {
 	0, 200, 201, 204, 301, 400, 401, 403, 404, 409, 410, 422, 429, 500,
-	503,
+	503, 529,
 };
 
 /* Runs one input through answer_http() with filt[byte 0]'s row. */
@@ -94,7 +94,7 @@ fuzz_filter_run(const struct fuzz_filter *filt, size_t nfilt,
 	/* the kind of outcome follows from the status alone */
 	if (resp.status == 0)
 		FUZZ_CHECK(res->status == CARRIER_NET);
-	else if (resp.status == 429)
+	else if (resp.status == 429 || resp.status == 529)
 		FUZZ_CHECK(res->status == CARRIER_RATE &&
 		    res->retry_after <= BNC_CARRIER_RETRY_AFTER_MAX);
 	else if (resp.status >= 200 && resp.status <= 299)
