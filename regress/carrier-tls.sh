@@ -49,22 +49,22 @@ cert() {
 	    fail "openssl: $(cat "$d/log")"
 }
 
-# serve NAME: openssl s_server -WWW with NAME's certificate, serving
-# $TESTDIR/www on a port of the kernel's choice; sets PORT.
+# serve NAME [ADDR]: openssl s_server -WWW with NAME's certificate,
+# serving $TESTDIR/www on ADDR (127.0.0.1 by default) and a port of the
+# kernel's choice; sets PORT, or returns 1 if it did not start.
 serve() {
-	local i out=$TESTDIR/$1.server
+	local i out=$TESTDIR/$1.server addr=${2:-127.0.0.1}
 
 	(cd "$TESTDIR/www" && exec openssl s_server -WWW \
-	    -accept 127.0.0.1:0 -cert "$TESTDIR/pki/$1.pem" \
+	    -accept "$addr:0" -cert "$TESTDIR/pki/$1.pem" \
 	    -key "$TESTDIR/pki/$1.key" >"$out" 2>&1) &
 	SERVERS="$SERVERS $!"
 	for i in $(seq 50); do
-		PORT=$(sed -n 's/^ACCEPT 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' \
-		    "$out")
-		[ -n "$PORT" ] && return
+		PORT=$(sed -n 's/^ACCEPT .*:\([0-9][0-9]*\)$/\1/p' "$out")
+		[ -n "$PORT" ] && return 0
 		sleep 0.1
 	done
-	fail "s_server $1 did not start: $(cat "$out")"
+	return 1
 }
 
 cert ca 'bouncer test CA' -
@@ -88,17 +88,17 @@ cat >"$TESTDIR/www/v1/pages/$PAGE" <<EOF
 EOF
 printf 'ntn_TLStok3n\n' >"$TESTDIR/token"
 
-# runs NAME PORT: one read of the page over TLS, and the carrier's
+# runs NAME PORT [-6]: one read of the page over TLS, and the carrier's
 # /proc status while it holds the connection's state.
 runs() {
-	"$CC" -t 40 -c "$TESTDIR/token" -P "$2" -s -e 3 -a page_id=$PAGE \
+	"$CC" -t 40 ${3:-} -c "$TESTDIR/token" -P "$2" -s -e 3 -a page_id=$PAGE \
 	    -- "$CARRIER" -m read -C "$TESTDIR/pki/ca.pem" -ddd \
 	    >"$TESTDIR/$1.out" 2>"$TESTDIR/$1.err" ||
 	    fail "$1: $(cat "$TESTDIR/$1.out" "$TESTDIR/$1.err")"
 	RESULT=$(sed -n 3p "$TESTDIR/$1.out")
 }
 
-serve notion
+serve notion || fail "s_server did not start: $(cat "$TESTDIR/notion.server")"
 runs good "$PORT"
 if ! sandbox_disabled; then
 	sed -n 2p "$TESTDIR/good.out" | jq_one '.proc.Seccomp == "2" and
@@ -116,20 +116,32 @@ grep -q "^FILE:v1/pages/$PAGE\$" "$TESTDIR/notion.server" ||
 
 # A certificate for another name, and one from a CA the carrier does
 # not trust: refused in the handshake, nothing of the request sent.
-serve evil
+serve evil || fail "s_server did not start: $(cat "$TESTDIR/evil.server")"
 runs evil "$PORT"
 printf '%s' "$RESULT" | jq_one '.status == "net" and .sent == 0 and
     (.message | test("host name|subject name"))' ||
     fail "a certificate for evil.example was taken: $RESULT"
 grep -q '^FILE:' "$TESTDIR/evil.server" &&
     fail "a request reached evil.example"
-serve stranger
+serve stranger ||
+    fail "s_server did not start: $(cat "$TESTDIR/stranger.server")"
 runs stranger "$PORT"
 printf '%s' "$RESULT" | jq_one '.status == "net" and .sent == 0 and
     (.message | test("certificate"))' ||
     fail "a certificate from another CA was taken: $RESULT"
 grep -q '^FILE:' "$TESTDIR/stranger.server" &&
     fail "a request reached a server with an untrusted certificate"
+
+# Over IPv6: libcurl is told the host's address from the socket's peer.
+if cp "$TESTDIR/pki/notion.pem" "$TESTDIR/pki/notion6.pem" &&
+    cp "$TESTDIR/pki/notion.key" "$TESTDIR/pki/notion6.key" &&
+    serve notion6 '[::1]'; then
+	runs good6 "$PORT" -6
+	printf '%s' "$RESULT" | jq_one '.status == "ok" and
+	    .data.title == "Bug bash"' || fail "a page over IPv6: $RESULT"
+else
+	log "no IPv6 loopback here: the IPv6 case is skipped"
+fi
 
 grep -qF ntn_TLStok3n "$TESTDIR"/*.err && fail "the token is in a log"
 pass

@@ -1,7 +1,7 @@
 /*
  * carrier-call.c - plays the monitor to one carrier, for the scenarios.
  *
- *	carrier-call [-c CREDFILE] [-P PORT] [-t SECONDS] COMMAND... \
+ *	carrier-call [-6] [-c CREDFILE] [-P PORT] [-t SECONDS] COMMAND... \
  *	    -- CARRIER [ARG ...]
  *
  * Starts CARRIER with the monitor's fd layout (fd 3 a SEQPACKET socket
@@ -10,8 +10,8 @@
  * exit.  Commands:
  *
  *	-e ID		call endpoint ID over a TCP socket connected to
- *			127.0.0.1:PORT; the -a that follow are its
- *			arguments
+ *			127.0.0.1:PORT (with -6, [::1]:PORT); the -a that
+ *			follow are its arguments
  *	-a NAME=VALUE	an argument (NAME=@FILE: the file's bytes)
  *	-k PID		kill PID (a mock) right after the next call's
  *			socket is connected, and wait until it is dead
@@ -75,6 +75,7 @@ static struct cmd {
 static int ncmds;
 
 static int chan = -1;
+static int ipv6;			/* -6: calls connect to ::1 */
 static pid_t carrier_pid;
 static uint32_t next_id = 1;
 static int timeout_s = BNC_CARRIER_CALL_TIMEOUT_S + 5;
@@ -97,7 +98,7 @@ die(const char *fmt, ...)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: carrier-call [-c credfile] [-P port] "
+	fprintf(stderr, "usage: carrier-call [-6] [-c credfile] [-P port] "
 	    "[-t seconds]\n\t[[-X] -e id [-a name=value]... [-k pid] | "
 	    "-p 'METHOD PATH' | -s]... -- carrier [arg ...]\n");
 	exit(2);
@@ -219,17 +220,29 @@ wait_frame(struct frame_rx *rx, uint16_t want, uint32_t *idp)
 static int
 connect_mock(int port)
 {
+	struct sockaddr_in6 sin6;
 	struct sockaddr_in sin;
-	int fd;
+	int fd, r;
 
-	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+	if ((fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM |
+	    SOCK_CLOEXEC, 0)) == -1)
 		die("socket: %s", strerror(errno));
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons((unsigned short)port);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
-		die("connect 127.0.0.1:%d: %s", port, strerror(errno));
+	if (ipv6) {
+		memset(&sin6, 0, sizeof(sin6));
+		sin6.sin6_family = AF_INET6;
+		sin6.sin6_port = htons((unsigned short)port);
+		sin6.sin6_addr = in6addr_loopback;
+		r = connect(fd, (struct sockaddr *)&sin6, sizeof(sin6));
+	} else {
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons((unsigned short)port);
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		r = connect(fd, (struct sockaddr *)&sin, sizeof(sin));
+	}
+	if (r == -1)
+		die("connect %s:%d: %s", ipv6 ? "[::1]" : "127.0.0.1", port,
+		    strerror(errno));
 	return fd;
 }
 
@@ -406,8 +419,11 @@ main(int argc, char **argv)
 	int ch, i, port = 0, sv[2], cp[2], status, r, answered = 0, raw = 0;
 
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt(argc, argv, "a:c:e:k:p:P:st:X")) != -1) {
+	while ((ch = getopt(argc, argv, "6a:c:e:k:p:P:st:X")) != -1) {
 		switch (ch) {
+		case '6':
+			ipv6 = 1;
+			break;
 		case 'a':
 			add_arg(optarg);
 			break;
