@@ -54,7 +54,30 @@ static struct {
 	CURLM			*multi;
 	char			*ca;	/* the CA bundle, PEM */
 	size_t			 calen;
+	struct http_conn	*conn;	/* the call's, during an exchange */
 } http;
+
+/*
+ * connect(2) as libcurl sees it: this definition comes before libc's for
+ * every library the program loads.  libcurl 7.88 calls connect() on the
+ * socket its open-socket hook returned even when told that socket is
+ * connected already (curl issue 10626, fixed in 8.0).  A carrier never
+ * connects: the socket of the exchange under way, which the monitor
+ * connected, is answered "connected", and anything else fails with
+ * EACCES, in both cases without the system call, which the sandbox
+ * kills.  (Its name is libc's, not this file's prefix, by necessity.)
+ */
+int
+connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
+{
+	(void)addr;
+	(void)len;
+	if (http.conn != NULL && fd == http.conn->fd && http.conn->handed &&
+	    !http.conn->closed)
+		return 0;
+	errno = EACCES;
+	return -1;
+}
 
 /* libcurl's memory, zeroed when it goes back. */
 
@@ -443,6 +466,7 @@ http_exchange(struct http_conn *conn, const struct http_req *req,
 		goto out;
 	}
 
+	http.conn = conn;
 	if ((mc = curl_multi_add_handle(http.multi, e)) != CURLM_OK) {
 		snprintf(resp->errbuf, sizeof(resp->errbuf), "libcurl: %s",
 		    curl_multi_strerror(mc));
@@ -472,6 +496,7 @@ http_exchange(struct http_conn *conn, const struct http_req *req,
 		snprintf(resp->errbuf, sizeof(resp->errbuf), "%s",
 		    curl_easy_strerror(rc));
  out:
+	http.conn = NULL;
 	resp->sent = added && (resp->status != 0 ||
 	    !nothing_sent(resp->curl_err));
 	if (added)

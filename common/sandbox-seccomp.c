@@ -190,8 +190,9 @@ static const struct sb_rule worker_rules[] = {
  * holds fds 0-3, libcurl's wake-up pair and that socket; the
  * credential, the CA bundle and the request-line patterns were loaded
  * before the filter.  It can create no socket and connect nowhere (the
- * monitor connects: seccomp cannot see connect()'s address), open no
- * file, start no process.
+ * monitor connects: seccomp cannot see connect()'s address; the
+ * connect() libcurl calls on the given socket is answered in the
+ * process, carrier/http.c), open no file, start no process.
  *
  * As in the worker's table, a call that could reach past the process
  * (a signal, an fd's owner, executable memory, another process's clock)
@@ -293,16 +294,6 @@ static const struct sb_rule carrier_rules[] = {
 	{ SCMP_SYS(exit), SB_ANY, SB_ALLOW, 0, "thread exit" },
 	{ SCMP_SYS(exit_group), SB_ANY, SB_ALLOW, 0, "process exit" },
 
-	/*
-	 * libcurl 7.88 calls connect() on the socket its open-socket hook
-	 * returned even when told it is connected (curl issue 10626, fixed
-	 * in 8.0).  The kernel never runs it: it fails with EINPROGRESS,
-	 * and libcurl finds the socket writable and SO_ERROR 0.  Whatever
-	 * the address, nothing connects anywhere.
-	 */
-	{ SCMP_SYS(connect), SB_ANY, SB_ERRNO, EINPROGRESS,
-	    "libcurl 7.88's connect() on the socket the monitor connected: "
-	    "not run, never connects" },
 };
 
 static const struct sb_profile_tab {
