@@ -60,20 +60,23 @@ static const struct kind_desc {
 	int		 role;		/* what its hello must say */
 	const char	*host;		/* the vendor's */
 	const char	*name;		/* in logs and errors */
+	const char	*vendor;
 } kinds[WORK_KINDS] = {
 	{ WORK_NOTION_READ, "bouncer-carrier-notion", "read",
-	    ROLE_CARRIER_NOTION_READ, WORK_NOTION_HOST, "notion-read" },
+	    ROLE_CARRIER_NOTION_READ, WORK_NOTION_HOST, "notion-read", "Notion" },
 	{ WORK_NOTION_COMMENT, "bouncer-carrier-notion", "comment",
-	    ROLE_CARRIER_NOTION_COMMENT, WORK_NOTION_HOST, "notion-comment" },
+	    ROLE_CARRIER_NOTION_COMMENT, WORK_NOTION_HOST, "notion-comment",
+	    "Notion" },
 	{ WORK_GITHUB, "bouncer-carrier-github", NULL,
-	    ROLE_CARRIER_GITHUB, WORK_GITHUB_HOST, "github" },
+	    ROLE_CARRIER_GITHUB, WORK_GITHUB_HOST, "github", "GitHub" },
 	{ WORK_SLACK, "bouncer-carrier-slack", NULL,
-	    ROLE_CARRIER_SLACK, WORK_SLACK_HOST, "slack" },
+	    ROLE_CARRIER_SLACK, WORK_SLACK_HOST, "slack", "Slack" },
 	{ WORK_NOTION_READ_AUDIT, "bouncer-carrier-notion", "audit",
-	    ROLE_CARRIER_NOTION_AUDIT, WORK_NOTION_HOST, "notion-read (audit)" },
+	    ROLE_CARRIER_NOTION_AUDIT, WORK_NOTION_HOST, "notion-read (audit)",
+	    "Notion" },
 	{ WORK_NOTION_COMMENT_AUDIT, "bouncer-carrier-notion", "audit",
 	    ROLE_CARRIER_NOTION_AUDIT, WORK_NOTION_HOST,
-	    "notion-comment (audit)" },
+	    "notion-comment (audit)", "Notion" },
 };
 
 struct work_call {
@@ -418,8 +421,8 @@ carrier_timeout(evutil_socket_t fd, short what, void *arg)
 	case CS_CONNECT:
 	case CS_BUSY:
 		snprintf(why, sizeof(why), "the %s carrier did not answer "
-		    "within %d s; the call may or may not have reached %s",
-		    c->d->name, BNC_CARRIER_CALL_TIMEOUT_S, c->d->name);
+		    "within %d s; whether the call reached %s is unknown",
+		    c->d->name, BNC_CARRIER_CALL_TIMEOUT_S, c->d->vendor);
 		error("%s: %s", c->tag, why);
 		close_conn(c);
 		fail_cur(c, why);
@@ -521,7 +524,7 @@ carrier_exited(struct child *ch, int status)
 	if (c->cur != NULL) {
 		snprintf(why, sizeof(why), "the %s carrier %s during the "
 		    "call; whether it reached %s is unknown", c->d->name,
-		    desc, c->d->name);
+		    desc, c->d->vendor);
 		error("%s: %s", c->tag, why);
 		fail_cur(c, why);
 	} else if (c->s->exit_code == 0)

@@ -303,7 +303,7 @@ report(const struct ca *ca, struct session *s, FILE *f, int *blocked,
 {
 	const struct registry_agent *ag;
 	size_t i, nagents;
-	int c, o, n;
+	int c, o, n, w;
 
 	fprintf(f, "%-24s %-18s %s\n", "credential", "operation", "outcome");
 	for (c = 0; c < CA_CREDS; c++) {
@@ -317,8 +317,9 @@ report(const struct ca *ca, struct session *s, FILE *f, int *blocked,
 			    "NOT BLOCKED", ca->why[c][o]);
 	}
 	fprintf(f, "\n%-16s", "agent");
+	/* a column is as wide as its name, and as "blocked" */
 	for (o = 0; o < CA_OPS; o++)
-		fprintf(f, " | %s", ops[o].name);
+		fprintf(f, " | %-7s", ops[o].name);
 	fprintf(f, " | blocked\n");
 	nagents = s->registry != NULL ? registry_nagents(s->registry) : 1;
 	for (i = 0; i < nagents; i++) {
@@ -326,13 +327,13 @@ report(const struct ca *ca, struct session *s, FILE *f, int *blocked,
 		    NULL;
 		fprintf(f, "%-16s", ag != NULL ? ag->id : "-");
 		for (o = n = 0; o < CA_OPS; o++) {
+			w = (int)strlen(ops[o].name) > 7 ?
+			    (int)strlen(ops[o].name) : 7;
 			if (agent_blocked(ca, s, ag, o)) {
 				n++;
-				fprintf(f, " | %-*s", (int)strlen(ops[o].name),
-				    "blocked");
+				fprintf(f, " | %-*s", w, "blocked");
 			} else
-				fprintf(f, " | %-*s", (int)strlen(ops[o].name),
-				    "OPEN");
+				fprintf(f, " | %-*s", w, "OPEN");
 		}
 		fprintf(f, " | %d/%d\n", n, CA_OPS);
 		*blocked += n;
