@@ -23,6 +23,7 @@
 #include "consent.h"
 #include "decide.h"
 #include "log.h"
+#include "memory.h"
 #include "monitor.h"
 #include "registry.h"
 #include "utf8.h"
@@ -268,6 +269,7 @@ void
 builtin_finish(struct bjob *job, struct value *res, const char *why)
 {
 	job->done(job->s, &job->cid, job->tool, res, why);
+	mem_release(&job->s->mem, job->mem);
 	rpc_id_clear(&job->cid);
 	value_free(job->args);
 	value_free(job->items);

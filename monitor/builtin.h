@@ -35,6 +35,7 @@ struct bjob {
 	builtin_done_fn	 done;
 	/* the tool's own state across carrier calls */
 	struct value	*items;		/* what pages gathered */
+	size_t		 mem;		/* charged to the session for them */
 	int		 pages;
 };
 

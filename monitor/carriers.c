@@ -805,7 +805,7 @@ carrier_result(struct child *ch, struct frame_msg *fm)
 	    res.retry_after <= BNC_CARRIER_WAIT_MAX_S) {
 		/* refused, not done: the same call after Retry-After */
 		wc->tries++;
-		verbose("%s: rate limited; trying again in %u s", c->tag,
+		logit("%s: rate limited; trying again in %u s", c->tag,
 		    res.retry_after);
 		c->state = CS_WAIT;
 		start_timer(c, res.retry_after > 0 ? (int)res.retry_after :

@@ -32,6 +32,7 @@
 #include "consent.h"
 #include "decide.h"
 #include "log.h"
+#include "memory.h"
 #include "monitor.h"
 #include "msg.h"
 #include "utf8.h"
@@ -176,6 +177,28 @@ answer(const char *carrier, const struct msg_carrier_result *res,
 	}
 	utf8_trim(why);
 	return -1;
+}
+
+/*
+ * Keeps the items of one page of a list, each charged to the session's
+ * memory (max_session_memory): 0, or -1 when one does not fit, and the
+ * list ends there, said to be cut.
+ */
+static int
+gather(struct bjob *job, const struct value *list)
+{
+	size_t i, need;
+
+	if (job->items == NULL)
+		job->items = value_array();
+	for (i = 0; i < list->u.a.n; i++) {
+		need = mem_value(list->u.a.v[i]);
+		if (mem_charge(&job->s->mem, need) != 0)
+			return -1;
+		job->mem += need;
+		value_array_append(job->items, value_dup(list->u.a.v[i]));
+	}
+	return 0;
 }
 
 /* The result of a read: its fields as JSON text, and structured. */
@@ -430,30 +453,27 @@ tasks_page(struct session *s, void *arg, const struct msg_carrier_result *res,
 	const struct value *tasks, *next;
 	struct value *sc;
 	char why[BNC_REASON_MAX];
-	size_t i;
-	int more;
+	int more, full;
 
 	(void)s;
 	if (answer("notion", res, err, query_fields, why, sizeof(why)) != 0) {
 		builtin_finish(job, NULL, why);
 		return;
 	}
-	if (job->items == NULL)
-		job->items = value_array();
 	tasks = value_get(res->data, "tasks");
-	for (i = 0; i < tasks->u.a.n; i++)
-		value_array_append(job->items, value_dup(tasks->u.a.v[i]));
+	full = gather(job, tasks) != 0;
 	next = value_get(res->data, "next_cursor");
-	more = value_get(res->data, "has_more")->u.b &&
-	    value_is(next, V_STRING);
-	if (more && ++job->pages < BNC_WORK_PAGES_MAX) {
+	more = full || (value_get(res->data, "has_more")->u.b &&
+	    value_is(next, V_STRING));
+	if (more && !full && ++job->pages < BNC_WORK_PAGES_MAX) {
 		tasks_query(job, next->u.s.p);
 		return;
 	}
 	sc = value_object();
 	value_object_put(sc, "tasks", job->items);
 	job->items = NULL;
-	/* more than BNC_WORK_PAGES_MAX pages: said, not hidden */
+	/* more than BNC_WORK_PAGES_MAX pages, or than the session's memory
+	 * holds: said, not hidden */
 	value_object_put(sc, "truncated", value_bool(more));
 	finish_read(job, sc);
 }
@@ -547,8 +567,7 @@ comments_page(struct session *s, void *arg,
 	const struct value *list, *next;
 	struct value *sc;
 	char why[BNC_REASON_MAX];
-	size_t i;
-	int more;
+	int more, full;
 
 	(void)s;
 	if (answer("notion", res, err, comments_fields, why,
@@ -556,15 +575,12 @@ comments_page(struct session *s, void *arg,
 		builtin_finish(job, NULL, why);
 		return;
 	}
-	if (job->items == NULL)
-		job->items = value_array();
 	list = value_get(res->data, "comments");
-	for (i = 0; i < list->u.a.n; i++)
-		value_array_append(job->items, value_dup(list->u.a.v[i]));
+	full = gather(job, list) != 0;
 	next = value_get(res->data, "next_cursor");
-	more = value_get(res->data, "has_more")->u.b &&
-	    value_is(next, V_STRING);
-	if (more && ++job->pages < BNC_WORK_PAGES_MAX) {
+	more = full || (value_get(res->data, "has_more")->u.b &&
+	    value_is(next, V_STRING));
+	if (more && !full && ++job->pages < BNC_WORK_PAGES_MAX) {
 		comments_query(job, next->u.s.p);
 		return;
 	}
