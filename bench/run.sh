@@ -8,6 +8,9 @@
 # 60 us, >= 10 000 calls/s, <= 16 MiB).  Figures are printed, never
 # judged: this is not a test and must never fail on a time.
 #
+# Last, bench/agentdojo/run.sh: the AgentDojo replay (attack success,
+# utility, asks per benign task under bench/agentdojo/policies).
+#
 # Environment: BENCH_CALLS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_INFLIGHT
 # override the defaults; BENCH_PLACEMENTS the placements run with
 # audit.sync normal (default "split one free"; one CPU: "one free"), see
@@ -131,6 +134,14 @@ fi
 if test "$rc" -eq 0; then
 	echo "== consent verification"
 	"$top_builddir/bench/consent" -n "${BENCH_TOKENS:-2000}"
+	rc=$?
+fi
+# bench/agentdojo: the AgentDojo replay of the development split under
+# bench/agentdojo/policies, and the reference scorer's check of its
+# figures (bench/agentdojo/run.sh; `make bench-agentdojo` runs it alone).
+if test "$rc" -eq 0; then
+	echo "== AgentDojo replay (development split)"
+	sh "$top_srcdir/bench/agentdojo/run.sh"
 	rc=$?
 fi
 exit "$rc"
