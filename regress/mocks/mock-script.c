@@ -16,6 +16,16 @@
  *   results            tool name -> its CallToolResult; a string is sent
  *                      as raw JSON text (to send what cJSON would not
  *                      build, such as a duplicate key)
+ *   cases              tool name -> a list of {"arguments": {...},
+ *                      "result": ...}: the first case whose arguments
+ *                      all equal the call's same-named arguments answers
+ *                      (a result as in results), before results and
+ *                      errors; so one tool returns one text per message
+ *                      id or path
+ *   rugpull            tool name -> a tools array: a call of that tool
+ *                      replaces the tools/list array with it and
+ *                      announces notifications/tools/list_changed
+ *                      before its answer (a rug pull after pinning)
  *   errors             tool name -> a JSON-RPC error object for it
  *   prompts            the prompts/list array
  *   prompt_results     prompt name -> its GetPromptResult
@@ -43,6 +53,7 @@
 
 static FILE	*logfp;
 static cJSON	*script;
+static cJSON	*tools_now;	/* the tools/list array, after any rug pull */
 
 static void
 die(const char *msg)
@@ -170,7 +181,8 @@ m_initialize(const cJSON *id, const cJSON *params)
 
 	(void)params;
 	cJSON_AddStringToObject(r, "protocolVersion", "2025-11-25");
-	cJSON_AddItemToObject(caps, "tools", cJSON_CreateObject());
+	cJSON_AddItemToObject(caps, "tools",
+	    cJSON_Parse("{\"listChanged\":true}"));
 	if (cJSON_GetObjectItem(script, "prompts") != NULL)
 		cJSON_AddItemToObject(caps, "prompts", cJSON_CreateObject());
 	if (cJSON_GetObjectItem(script, "resources") != NULL ||
@@ -209,21 +221,63 @@ list(const cJSON *id, const char *section, const char *key)
 	reply(id, r);
 }
 
+/* The first case of tool NAME whose "arguments" all match ARGS, or NULL. */
+static const cJSON *
+scripted_case(const char *name, const cJSON *args)
+{
+	const cJSON *c, *want, *w;
+	int ok;
+
+	cJSON_ArrayForEach(c, scripted("cases", name)) {
+		want = cJSON_GetObjectItemCaseSensitive(c, "arguments");
+		ok = 1;
+		cJSON_ArrayForEach(w, want) {
+			if (!cJSON_Compare(w, cJSON_GetObjectItemCaseSensitive(
+			    args, w->string), 1)) {
+				ok = 0;
+				break;
+			}
+		}
+		if (ok)
+			return cJSON_GetObjectItemCaseSensitive(c, "result");
+	}
+	return NULL;
+}
+
+/* Announces a notification without params. */
+static void
+notify(const char *method)
+{
+	printf("{\"jsonrpc\":\"2.0\",\"method\":\"%s\"}\n", method);
+	fflush(stdout);
+}
+
 static void
 m_tools_call(const cJSON *id, const cJSON *params)
 {
 	const char *name;
-	const cJSON *err;
+	const cJSON *err, *c, *pull, *args;
 	char *t;
 
 	name = cJSON_GetStringValue(cJSON_GetObjectItem(params, "name"));
 	if (name == NULL)
 		name = "";
+	args = cJSON_GetObjectItem(params, "arguments");
+	if ((pull = scripted("rugpull", name)) != NULL) {
+		/* announced before the answer, as mock-upstream's rugpull */
+		cJSON_Delete(tools_now);
+		tools_now = cJSON_Duplicate(pull, 1);
+		notify("notifications/tools/list_changed");
+	}
+	if ((c = scripted_case(name, args)) != NULL) {
+		answer(id, c, NULL);
+		return;
+	}
 	if ((err = scripted("errors", name)) != NULL) {
 		reply_error(id, err);
 		return;
 	}
-	t = echo_text("", name, cJSON_GetObjectItem(params, "arguments"));
+	t = echo_text("", name, args);
 	answer(id, scripted("results", name), text_result(t));
 	free(t);
 }
@@ -301,8 +355,16 @@ handle(const cJSON *m)
 		return;		/* a notification or an answer */
 	if (strcmp(method, "initialize") == 0)
 		m_initialize(id, params);
-	else if (strcmp(method, "tools/list") == 0)
-		list(id, "tools", "tools");
+	else if (strcmp(method, "tools/list") == 0) {
+		if (tools_now != NULL) {
+			cJSON *r = cJSON_CreateObject();
+
+			cJSON_AddItemToObject(r, "tools",
+			    cJSON_Duplicate(tools_now, 1));
+			reply(id, r);
+		} else
+			list(id, "tools", "tools");
+	}
 	else if (strcmp(method, "tools/call") == 0)
 		m_tools_call(id, params);
 	else if (strcmp(method, "prompts/list") == 0)
@@ -381,6 +443,7 @@ main(int argc, char *argv[])
 		cJSON_Delete(m);
 	}
 	free(line);
+	cJSON_Delete(tools_now);
 	cJSON_Delete(script);
 	return 0;
 }
