@@ -26,7 +26,7 @@
 #include "utf8.h"
 #include "xmalloc.h"
 
-#define ID_INT_MAX	INT64_C(9007199254740992)	/* 2^53, as parse.c */
+#define ID_INT_MAX	INT64_C(9007199254740991)	/* 2^53 - 1, as parse.c */
 #define ID_DIGITS_MAX	16
 
 #define ID_DEPTH_MAX	64	/* containers tracked (the parser's cap) */

@@ -601,7 +601,13 @@ id_from_cjson(const cJSON *root, struct rpc_id *id)
 	case cJSON_NULL:
 		return ID_NULL;
 	case cJSON_Number:
-		if (!int_exact(found->valuedouble))
+		/*
+		 * Below 2^53, not at it: 9007199254740993 reads as 2^53 too,
+		 * and an answer must carry its request's id exactly.  RFC
+		 * 8259 6: peers agree on integers up to 2^53 - 1.
+		 */
+		if (!int_exact(found->valuedouble) ||
+		    fabs(found->valuedouble) >= PARSE_INT_EXACT)
 			return ID_BAD;
 		id->type = RPC_ID_INT;
 		id->n = (int64_t)found->valuedouble;

@@ -561,14 +561,21 @@ START_TEST(test_id_range)
 {
 	struct rpc rpc;
 
-	ok("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":9007199254740992}",
+	ok("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":9007199254740991}",
 	    RPC_REQUEST, &rpc);
-	ck_assert_int_eq(rpc.id.n, P53);
+	ck_assert_int_eq(rpc.id.n, P53 - 1);
 	msg_rpc_free(&rpc);
-	ok("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":-9007199254740992}",
+	ok("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":-9007199254740991}",
 	    RPC_REQUEST, &rpc);
-	ck_assert_int_eq(rpc.id.n, -P53);
+	ck_assert_int_eq(rpc.id.n, -(P53 - 1));
 	msg_rpc_free(&rpc);
+	/* 2^53 + 1 reads as 2^53: both refused, as is all beyond */
+	BAD0("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":9007199254740992}",
+	    INV, "Invalid Request: bad id");
+	BAD0("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":9007199254740993}",
+	    INV, "Invalid Request: bad id");
+	BAD0("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":-9007199254740993}",
+	    INV, "Invalid Request: bad id");
 	BAD0("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":9007199254740994}",
 	    INV, "Invalid Request: bad id");
 	BAD0("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":1e300}", INV,
@@ -943,14 +950,15 @@ START_TEST(test_idscan)
 		    "\"id\":\"req-1\"}\r", 1, RPC_ID_STR, 0, "req-1", 1 },
 		{ "{\"error\":{\"code\":1},\"id\":null}", 1, RPC_ID_NULL, 0,
 		    NULL, 1 },
-		{ "{\"id\":9007199254740992}", 1, RPC_ID_INT,
-		    INT64_C(9007199254740992), NULL, 0 },
+		{ "{\"id\":9007199254740991}", 1, RPC_ID_INT,
+		    INT64_C(9007199254740991), NULL, 0 },
 		/* unknown: none, two, odd shapes, escapes, bad JSON */
 		{ "{\"method\":\"x\"}", 0, RPC_ID_NULL, 0, NULL, 0 },
 		{ "{\"id\":1,\"id\":2}", 0, RPC_ID_NULL, 0, NULL, 0 },
 		{ "{\"id\":1.5}", 0, RPC_ID_NULL, 0, NULL, 0 },
 		{ "{\"id\":01}", 0, RPC_ID_NULL, 0, NULL, 0 },
 		{ "{\"id\":9007199254740993}", 0, RPC_ID_NULL, 0, NULL, 0 },
+		{ "{\"id\":9007199254740992}", 0, RPC_ID_NULL, 0, NULL, 0 },
 		{ "{\"id\":true}", 0, RPC_ID_NULL, 0, NULL, 0 },
 		{ "{\"id\":[1]}", 0, RPC_ID_NULL, 0, NULL, 0 },
 		{ "{\"id\":\"a\\u0041\"}", 0, RPC_ID_NULL, 0, NULL, 0 },
