@@ -33,6 +33,12 @@
  *   templates          the resources/templates/list array
  *   contents           uri -> its ReadResourceResult
  *   completion         the completion/complete result
+ *   emit               tool name -> true: a call of that tool first
+ *                      writes the bytes of the file its argument "file"
+ *                      names to stdout, as they are, each "@ID@" in them
+ *                      replaced by the call's id (to send what no JSON
+ *                      library would: broken encodings, bad frames,
+ *                      answers to that very call); then it answers
  *
  * A tool without a scripted result answers with one text block
  * "NAME ARGUMENTS-JSON", so a scenario sees exactly what was forwarded;
@@ -252,6 +258,39 @@ notify(const char *method)
 	fflush(stdout);
 }
 
+/* The bytes of path to stdout, each "@ID@" the call's id as JSON. */
+static void
+emit(const cJSON *id, const char *path)
+{
+	static const char mark[] = "@ID@";
+	char *ids, *buf, *p, *end, *at;
+	FILE *f;
+	long n;
+
+	if (path == NULL || (ids = cJSON_PrintUnformatted(id)) == NULL)
+		die("emit: no file, or an id that does not print");
+	if ((f = fopen(path, "rb")) == NULL || fseek(f, 0, SEEK_END) != 0 ||
+	    (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+	    (buf = malloc((size_t)n + 1)) == NULL ||
+	    fread(buf, 1, (size_t)n, f) != (size_t)n)
+		die("emit: cannot read the file");
+	fclose(f);
+	end = buf + n;
+	/* memmem, not strstr: the bytes may hold a NUL */
+	for (p = buf; p < end; p = at + sizeof(mark) - 1) {
+		if ((at = memmem(p, (size_t)(end - p), mark,
+		    sizeof(mark) - 1)) == NULL) {
+			fwrite(p, 1, (size_t)(end - p), stdout);
+			break;
+		}
+		fwrite(p, 1, (size_t)(at - p), stdout);
+		fputs(ids, stdout);
+	}
+	fflush(stdout);
+	free(buf);
+	free(ids);
+}
+
 static void
 m_tools_call(const cJSON *id, const cJSON *params)
 {
@@ -263,6 +302,9 @@ m_tools_call(const cJSON *id, const cJSON *params)
 	if (name == NULL)
 		name = "";
 	args = cJSON_GetObjectItem(params, "arguments");
+	if (cJSON_IsTrue(scripted("emit", name)))
+		emit(id, cJSON_GetStringValue(cJSON_GetObjectItem(args,
+		    "file")));
 	if ((pull = scripted("rugpull", name)) != NULL) {
 		/* announced before the answer, as mock-upstream's rugpull */
 		cJSON_Delete(tools_now);
