@@ -679,6 +679,27 @@ on_tools_list(struct upstream *up, struct rpc *m)
 	listing_done(up, tools);
 }
 
+/* p's answer came but cannot be used: p fails with our error, saying why. */
+static void
+pend_unusable(struct upstream *up, struct pending *p, const char *why)
+{
+	struct rpc m;
+	char *msg;
+
+	xasprintf(&msg, "upstream %s sent an answer bouncer cannot use (%s)",
+	    up->name, why);
+	/* an error answer of ours: it quotes nothing new */
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_ERROR;
+	m.id.type = RPC_ID_INT;
+	m.id.n = p->uid;
+	m.code = -32603;	/* internal error */
+	m.message = msg;
+	pend_end(up, p, PEND_UNUSABLE, &m);
+	session_event(up->s, SEV_SETTLED);
+	free(msg);
+}
+
 static void
 on_response(struct upstream *up, struct rpc *m)
 {
@@ -686,6 +707,16 @@ on_response(struct upstream *up, struct rpc *m)
 
 	if (m->id.type != RPC_ID_INT || (p = pend_find(up, m->id.n)) == NULL) {
 		debug("upstream %s: answer to unknown id dropped", up->name);
+		return;
+	}
+	/*
+	 * Every MCP result is an object (Result in the schema, of every
+	 * revision); JSON-RPC alone would allow any value.
+	 */
+	if (m->kind == RPC_RESULT && !value_is(m->result, V_OBJECT)) {
+		error("upstream %s: unusable output line dropped: result is "
+		    "not an object", up->name);
+		pend_unusable(up, p, "result is not an object");
 		return;
 	}
 	pend_end(up, p, PEND_ANSWER, m);
@@ -789,8 +820,6 @@ static void
 on_bad_response(struct upstream *up, const struct msg_rpc_bad *bad)
 {
 	struct pending *p;
-	struct rpc m;
-	char *msg;
 
 	if (!bad->was_response || bad->id.type != RPC_ID_INT ||
 	    (p = pend_find(up, bad->id.n)) == NULL)
@@ -801,17 +830,7 @@ on_bad_response(struct upstream *up, const struct msg_rpc_bad *bad)
 	 * reason its start-up failed.
 	 */
 	decide_error_text(&up->s->dc, bad->message);
-	xasprintf(&msg, "upstream %s sent an answer bouncer cannot use (%s)",
-	    up->name, bad->message);
-	/* an error answer of ours: it quotes nothing new */
-	memset(&m, 0, sizeof(m));
-	m.kind = RPC_ERROR;
-	m.id = bad->id;
-	m.code = -32603;	/* internal error */
-	m.message = msg;
-	pend_end(up, p, PEND_UNUSABLE, &m);
-	session_event(up->s, SEV_SETTLED);
-	free(msg);
+	pend_unusable(up, p, bad->message);
 }
 
 /* An upstream worker's frames (child.c dispatches by this table). */
