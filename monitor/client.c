@@ -163,6 +163,28 @@ invalid_params(struct session *s, struct rpc *m, const char *why)
 	client_send_error(s, &m->id, -32602, msg);
 }
 
+/*
+ * What is wrong with params._meta, or NULL: if present it is an object,
+ * and its progressToken, if present, a string or a number (RequestParams
+ * in the MCP schema).  It goes upstream with the request, and the token
+ * is what the upstream's progress is matched by.
+ */
+static const char *
+meta_fault(const struct value *params)
+{
+	const struct value *meta, *tok;
+
+	if ((meta = value_get(params, "_meta")) == NULL)
+		return NULL;
+	if (!value_is(meta, V_OBJECT))
+		return "_meta must be an object";
+	if ((tok = value_get(meta, "progressToken")) != NULL &&
+	    !value_is(tok, V_STRING) && !value_is(tok, V_INT) &&
+	    !value_is(tok, V_DOUBLE))
+		return "progressToken must be a string or a number";
+	return NULL;
+}
+
 static void
 c_ping(struct session *s, struct rpc *m, const struct method_handler *h)
 {
@@ -226,6 +248,7 @@ c_tools_list(struct session *s, struct rpc *m, const struct method_handler *h)
 {
 	const struct value *cur = NULL;
 	struct value *res;
+	const char *why;
 	int bad;
 
 	(void)h;
@@ -236,6 +259,10 @@ c_tools_list(struct session *s, struct rpc *m, const struct method_handler *h)
 	if (m->params != NULL && (cur = value_get(m->params, "cursor")) !=
 	    NULL && !value_is(cur, V_STRING)) {
 		invalid_params(s, m, "cursor must be a string");
+		return;
+	}
+	if ((why = meta_fault(m->params)) != NULL) {
+		invalid_params(s, m, why);
 		return;
 	}
 	res = surface_page(s, cur != NULL ? cur->u.s.p : NULL, &bad);
@@ -253,6 +280,7 @@ static void
 c_tools_call(struct session *s, struct rpc *m, const struct method_handler *h)
 {
 	struct value *args;
+	const char *why;
 
 	(void)h;
 	if (!value_is(m->params, V_OBJECT) ||
@@ -265,6 +293,10 @@ c_tools_call(struct session *s, struct rpc *m, const struct method_handler *h)
 		invalid_params(s, m, "arguments must be an object");
 		return;
 	}
+	if ((why = meta_fault(m->params)) != NULL) {
+		invalid_params(s, m, why);
+		return;
+	}
 	gate_tool_call(s, m);
 }
 
@@ -272,8 +304,14 @@ c_tools_call(struct session *s, struct rpc *m, const struct method_handler *h)
 static void
 c_passthrough(struct session *s, struct rpc *m, const struct method_handler *h)
 {
+	const char *why;
+
 	if (m->params != NULL && !value_is(m->params, V_OBJECT)) {
 		invalid_params(s, m, "params must be an object");
+		return;
+	}
+	if ((why = meta_fault(m->params)) != NULL) {
+		invalid_params(s, m, why);
 		return;
 	}
 	route_request(s, m, h->cap);
@@ -284,11 +322,16 @@ static void
 c_set_level(struct session *s, struct rpc *m, const struct method_handler *h)
 {
 	static const struct pending_req discard;
+	const char *why;
 	size_t i, n = 0, capable = 0;
 
 	if (!value_is(m->params, V_OBJECT) ||
 	    value_get_str(m->params, "level") == NULL) {
 		invalid_params(s, m, "level must be a string");
+		return;
+	}
+	if ((why = meta_fault(m->params)) != NULL) {
+		invalid_params(s, m, why);
 		return;
 	}
 	/* each one as a request of its own, recorded before it goes */
