@@ -105,6 +105,46 @@ outmsg_mem(const struct buf *b)
 	    mem_alloc(buf_len(b));
 }
 
+/* What is queued for ch can never be sent now: it goes. */
+static void
+outq_drop(struct child *ch)
+{
+	struct outmsg *m;
+
+	while ((m = ch->outq) != NULL) {
+		ch->outq = m->next;
+		if (m->fd != -1)
+			close(m->fd);
+		mem_release(env.mem, outmsg_mem(m->payload));
+		buf_free(m->payload);
+		free(m);
+	}
+	ch->outq_tail = &ch->outq;
+	ch->outq_bytes = 0;
+}
+
+/*
+ * A send found the child's end of the socket closed: it is exiting (a
+ * kill, a sandbox violation), or it closed its socket and lies.  It is
+ * sent nothing more, and SIGKILL makes sure it exits (the status of one
+ * already exiting stays what it was).  How it ended is for its exit
+ * status to tell its owner once it is reaped, not for this send: a
+ * worker killed by SIGSYS is recorded as a sandbox violation, a
+ * carrier's call fails and the carrier is started again.  What it sent
+ * before is still read.
+ */
+static void
+send_closed(struct child *ch)
+{
+	debug("%s: its end of the socket is closed", ch->tag);
+	if (ch->wev != NULL)
+		event_del(ch->wev);
+	outq_drop(ch);
+	ch->send_closed = 1;
+	if (ch->pid > 0)
+		kill(ch->pid, SIGKILL);
+}
+
 static int
 outq_flush(struct child *ch)
 {
@@ -139,7 +179,11 @@ worker_writable(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if ((r = outq_flush(ch)) != 0)
+	if ((r = outq_flush(ch)) == -BNC_ERR_EOF) {
+		send_closed(ch);
+		return;
+	}
+	if (r != 0)
 		fatal_r(r, "%s: send", ch->tag);
 	if (ch->outq == NULL)
 		event_del(ch->wev);
@@ -159,7 +203,7 @@ child_send_fd(struct child *ch, uint16_t type, uint32_t id,
 	size_t off = 0, cap;
 	int r;
 
-	if (ch->sock == -1) {
+	if (ch->sock == -1 || ch->send_closed) {
 		if (fd != -1)
 			close(fd);
 		return 0;
@@ -172,9 +216,11 @@ child_send_fd(struct child *ch, uint16_t type, uint32_t id,
 	}
 	if (ch->outq == NULL) {
 		r = frame_send_some(ch->sock, type, id, b, &off, fd);
-		if (r == 1) {
+		if (r == 1 || r == -BNC_ERR_EOF) {
 			if (fd != -1)
 				close(fd);
+			if (r == -BNC_ERR_EOF)
+				send_closed(ch);
 			return 0;
 		}
 		if (r != -BNC_ERR_AGAIN)
@@ -249,8 +295,6 @@ child_flush_blocking(struct child *ch)
 void
 child_close(struct child *ch)
 {
-	struct outmsg *m;
-
 	if (ch->sock == -1)
 		return;
 	event_del(ch->ev);
@@ -258,17 +302,7 @@ child_close(struct child *ch)
 		event_del(ch->wev);
 	close(ch->sock);
 	ch->sock = -1;
-	/* what waited can never be sent now */
-	while ((m = ch->outq) != NULL) {
-		ch->outq = m->next;
-		if (m->fd != -1)
-			close(m->fd);
-		mem_release(env.mem, outmsg_mem(m->payload));
-		buf_free(m->payload);
-		free(m);
-	}
-	ch->outq_tail = &ch->outq;
-	ch->outq_bytes = 0;
+	outq_drop(ch);
 }
 
 int
@@ -488,6 +522,7 @@ spawn_helper(struct child *ch, const char *bin, char **argv, int fd_in,
 	    worker_writable, ch);
 	ch->outq = NULL;
 	ch->outq_tail = &ch->outq;
+	ch->send_closed = 0;
 	if (ch->ev == NULL || ch->wev == NULL || event_add(ch->ev, NULL) == -1)
 		fatal("event_new");
 	debug("%s: started, pid %ld", ch->tag, (long)ch->pid);

@@ -79,6 +79,7 @@ struct child {
 	struct event	*wev;		/* writable, while queued */
 	struct outmsg	*outq, **outq_tail;
 	size_t		 outq_bytes;
+	int		 send_closed;	/* its end is closed: send nothing */
 	struct frame_rx	 rx;
 	unsigned	 permit;	/* CHILD_P_* it is in */
 	int		 sandbox;	/* from its hello */
