@@ -237,21 +237,36 @@ record_decision(struct session *s, const char *tool, const char *upstream,
 }
 
 /*
- * An allowed request that could not be written to its upstream after
- * all: the log says so after its allow row, and the client gets an error.
+ * An allowed request that could not be written to up after all: the log
+ * says so after its allow row, and the client gets an error.  Either its
+ * JSON was too large, or found no room, or up's input closed as it was
+ * written (it exited between the decision and the write): each says so.
  */
 void
-gate_not_sent(struct session *s, const struct rpc_id *cid, const char *what)
+gate_not_sent(struct session *s, const struct upstream *up,
+    const struct rpc_id *cid, const char *what)
 {
 	char reason[BNC_REASON_MAX];
 
-	snprintf(reason, sizeof(reason), "the allowed %s above could not be "
-	    "written to its upstream (too large as JSON, or no room for it "
-	    "in the session's memory); nothing was sent", what);
-	gate_audit_event(s, "not-sent", reason);
-	snprintf(reason, sizeof(reason), "Internal error: the %s could not "
-	    "be sent to its upstream (too large, or the session's memory is "
-	    "full)", what);
+	if (up->in_closed || up->in_fd == -1) {
+		snprintf(reason, sizeof(reason), "the allowed %s above could "
+		    "not be written to upstream \"%.64s\": its input closed "
+		    "(it exited, or stopped reading); nothing was sent", what,
+		    up->name);
+		gate_audit_event(s, "not-sent", reason);
+		snprintf(reason, sizeof(reason), "Internal error: the %s could "
+		    "not be sent: upstream \"%.64s\" no longer reads its input",
+		    what, up->name);
+	} else {
+		snprintf(reason, sizeof(reason), "the allowed %s above could "
+		    "not be written to its upstream (too large as JSON, or no "
+		    "room for it in the session's memory); nothing was sent",
+		    what);
+		gate_audit_event(s, "not-sent", reason);
+		snprintf(reason, sizeof(reason), "Internal error: the %s could "
+		    "not be sent to its upstream (too large, or the session's "
+		    "memory is full)", what);
+	}
 	client_send_error(s, cid, -32603, reason);
 }
 
@@ -301,7 +316,7 @@ gate_forward(struct session *s, const struct tool_entry *e,
 	req.cid = cid;
 	req.progress = tok;
 	if (upstream_request(e->up, "tools/call", p, &req) == -1)
-		gate_not_sent(s, cid, "call");
+		gate_not_sent(s, e->up, cid, "call");
 }
 
 static void

@@ -27,8 +27,8 @@ void	 gate_audit_event(struct session *, const char *event,
 	    const char *reason);
 /* The one row of a session whose agent the registry does not know. */
 void	 gate_audit_identity(struct session *);
-void	 gate_not_sent(struct session *, const struct rpc_id *cid,
-	    const char *what);
+void	 gate_not_sent(struct session *, const struct upstream *,
+	    const struct rpc_id *cid, const char *what);
 void	 gate_cancel_all(struct session *);
 /* The client cancelled a call that waits in the gate (for a human, or
  * for a changed tool list): 1 if it was there; it is not forwarded. */

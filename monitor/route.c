@@ -357,7 +357,10 @@ route_forward(struct session *s, struct upstream *up, const char *method,
 		return;
 	}
 	p = params != NULL ? value_dup(params) : value_object();
-	/* the decision saw the upstream take requests: too large as JSON */
+	/*
+	 * the decision saw the upstream take requests: too large as JSON,
+	 * or it exited as it was written
+	 */
 	memset(&req, 0, sizeof(req));
 	req.done = request_done;
 	req.cid = cid;
@@ -372,7 +375,7 @@ route_forward(struct session *s, struct upstream *up, const char *method,
 		req.arg_mem = mem_alloc(sizeof(*n) + len + 1);
 	}
 	if (upstream_request(up, method, p, &req) == -1)
-		gate_not_sent(s, cid, "request");
+		gate_not_sent(s, up, cid, "request");
 }
 
 /* Forwards a list to one upstream of several, index: its place. */
@@ -395,7 +398,7 @@ forward_page(struct session *s, struct upstream *up, struct rpc *m,
 	req.cid = &m->id;
 	req.progress = value_get(value_get(params, "_meta"), "progressToken");
 	if (upstream_request(up, m->method, value_dup(params), &req) == -1)
-		gate_not_sent(s, &m->id, "list");
+		gate_not_sent(s, up, &m->id, "list");
 }
 
 void

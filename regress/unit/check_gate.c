@@ -65,6 +65,7 @@ static struct {
 } up_out[SENT_MAX];
 static size_t nup;
 static int up_refuses;		/* upstream_request fails: not sent */
+static int up_closes;		/* ... because its input closed (EPIPE) */
 static int settled;		/* session_event(SEV_SETTLED) seen */
 static int to_client;		/* upstream_to_client() calls */
 
@@ -148,8 +149,9 @@ int64_t
 upstream_request(struct upstream *u, const char *method,
     struct value *params, const struct pending_req *req)
 {
-	(void)u;
 	if (up_refuses) {
+		if (up_closes)
+			u->in_closed = 1;
 		value_free(params);
 		free(req->arg);
 		return -1;
@@ -630,6 +632,25 @@ START_TEST(test_not_sent_is_answered_and_audited)
 }
 END_TEST
 
+/* The upstream exited between the decision and the write: so it says. */
+START_TEST(test_not_sent_upstream_gone)
+{
+	start("echo: {}\n", 0);
+	up_refuses = up_closes = 1;
+	call(1, "echo", "{\"message\":\"hi\"}");
+	ck_assert_uint_eq(nup, 0);
+	ck_assert_uint_eq(nclient, 1);
+	ck_assert_str_eq(client_out[0].what, "error");
+	ck_assert_int_eq(client_out[0].code, -32603);
+	ck_assert_str_eq(client_out[0].text, "Internal error: the call could "
+	    "not be sent: upstream \"up\" no longer reads its input");
+	ck_assert_int_eq(count_rows("verdict = 'allow'"), 1);
+	ck_assert_int_eq(count_rows("verdict = 'event' AND tool = 'not-sent' "
+	    "AND reason LIKE '%its input closed (it exited%'"), 1);
+	teardown();
+}
+END_TEST
+
 START_TEST(test_answer_is_taint_before_the_client)
 {
 	struct rpc m;
@@ -674,6 +695,7 @@ gate_suite(void)
 	tcase_add_test(tc, test_held_until_the_list_is_in);
 	tcase_add_test(tc, test_held_call_cancelled);
 	tcase_add_test(tc, test_not_sent_is_answered_and_audited);
+	tcase_add_test(tc, test_not_sent_upstream_gone);
 	tcase_add_test(tc, test_answer_is_taint_before_the_client);
 	suite_add_tcase(su, tc);
 	return su;
