@@ -221,6 +221,8 @@ struct audit {
 	struct buf	*canon;		/* canonical encoding of the args */
 	struct buf	*sinks;		/* rendered sinks object */
 	struct buf	*full;		/* rendered args (record_full) */
+	char		 why[256];	/* why the last append failed, taken
+					 * before its rollback overwrote it */
 };
 
 static void __attribute__((format(printf, 3, 4)))
@@ -517,8 +519,11 @@ audit_append(struct audit *a, const struct audit_row *row, int64_t *seqp)
 
 	if (a == NULL)
 		return -BNC_ERR_INTERNAL;
-	if ((r = check_row(row)) != 0)
+	a->why[0] = '\0';
+	if ((r = check_row(row)) != 0) {
+		snprintf(a->why, sizeof(a->why), "%s", bnc_err(r));
 		return r;
+	}
 	memset(f, 0, sizeof(f));
 
 	/* Everything that does not depend on the chain, outside the lock. */
@@ -638,6 +643,9 @@ audit_append(struct audit *a, const struct audit_row *row, int64_t *seqp)
  out:
 	if (r == 0 && rc != SQLITE_OK)
 		r = -BNC_ERR_INTERNAL;
+	if (r != 0)
+		snprintf(a->why, sizeof(a->why), "%s", rc != SQLITE_OK ?
+		    sqlite3_errmsg(a->db) : bnc_err(r));
 	if (intx && !sqlite3_get_autocommit(a->db))
 		(void)step_done(a->rollback);
 	return r;
@@ -956,6 +964,14 @@ audit_errmsg(struct audit *a)
 	if (a == NULL || a->db == NULL)
 		return "no database";
 	return sqlite3_errmsg(a->db);
+}
+
+const char *
+audit_append_error(const struct audit *a)
+{
+	if (a == NULL)
+		return "no database";
+	return a->why[0] != '\0' ? a->why : "no error";
 }
 
 /* mkdir -p with mode 0700 for every directory it creates. */

@@ -75,6 +75,13 @@ int	audit_append(struct audit *, const struct audit_row *, int64_t *seqp);
 /* Last error text of the handle's database (for the operator's log). */
 const char *audit_errmsg(struct audit *);
 
+/*
+ * Why the last audit_append() failed, as SQLite said it ("database or
+ * disk is full", "database is locked", ...) before the rollback, for
+ * the operator's log; the handle owns the text until the next append.
+ */
+const char *audit_append_error(const struct audit *);
+
 /* Checkpoints the WAL and closes; accepts NULL. */
 void	audit_close(struct audit *);
 

@@ -161,8 +161,8 @@ record_nonce(struct session *s, const char *tool, const char *upstream,
 	row.nonce = nonce;
 	if ((r = audit_append(s->audit, &row, &seq)) != 0) {
 		if (r != -BNC_ERR_USED)
-			error_r(r, "audit: cannot record %s of %s", verdict,
-			    tool);
+			error("audit: cannot record %s of %s: %s", verdict,
+			    tool, audit_append_error(s->audit));
 		return r;
 	}
 	if (seqp != NULL)

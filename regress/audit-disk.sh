@@ -119,8 +119,13 @@ for m in tools/call resources/read prompts/get; do
 	    "$TESTDIR/docs.log")
 	[ "$n" = 3 ] || fail "the upstream got $n $m, want 3"
 done
-[ "$(grep -c 'audit: cannot record' "$MONLOG")" -ge 6 ] ||
-    fail "the monitor did not say each time that it could not record"
+# and the operator's log says why, each time
+for why in 'database or disk is full' 'disk I/O error'; do
+	for m in note resources/read prompts/get; do
+		grep -qxF "bouncer-monitor: audit: cannot record allow of $m: $why" \
+		    "$MONLOG" || fail "the log does not say '$why' for $m"
+	done
+done
 # The refused requests left no row, and the chain is whole.
 "$AUDIT" -D "$DB" -V >/dev/null || fail "bouncer-audit -V: chain broken"
 "$AUDIT" -D "$DB" -j >"$TESTDIR/audit.json"

@@ -98,8 +98,13 @@ for m in tools/call resources/read prompts/get; do
 	    "$TESTDIR/docs.log")
 	[ "$n" = 3 ] || fail "the upstream got $n $m, want 3"
 done
-grep -q 'audit: cannot record' "$MONLOG" ||
-    fail "the monitor did not say that it could not record"
+# and the operator's log says why: SQLite's reason, not "system error"
+for why in 'regress: no more rows' 'database is locked'; do
+	for m in note resources/read prompts/get; do
+		grep -qxF "bouncer-monitor: audit: cannot record allow of $m: $why" \
+		    "$MONLOG" || fail "the log does not say '$why' for $m"
+	done
+done
 # The refused requests left no row, and the chain is whole.
 "$AUDIT" -D "$DB" -V >/dev/null || fail "bouncer-audit -V: chain broken"
 "$AUDIT" -D "$DB" -j >"$TESTDIR/audit.json"

@@ -94,7 +94,7 @@ append_ok(struct audit *a, const struct audit_row *row)
 
 	r = audit_append(a, row, &seq);
 	ck_assert_msg(r == 0, "audit_append: %s (%s)", bnc_err(r),
-	    audit_errmsg(a));
+	    audit_append_error(a));
 	return seq;
 }
 
@@ -977,6 +977,7 @@ START_TEST(test_bad_rows)
 
 	row = row_of("t", "maybe", "default", NULL);
 	ck_assert_int_eq(audit_append(a, &row, NULL), -BNC_ERR_BAD_FORMAT);
+	ck_assert_str_eq(audit_append_error(a), bnc_err(-BNC_ERR_BAD_FORMAT));
 	row = row_of("t", "allow", "vibes", NULL);
 	ck_assert_int_eq(audit_append(a, &row, NULL), -BNC_ERR_BAD_FORMAT);
 	row = row_of(NULL, "allow", "default", NULL);
@@ -996,6 +997,7 @@ START_TEST(test_bad_rows)
 	/* nothing was written, and the chain still starts at 1 */
 	row = row_of("t", "allow", "default", NULL);
 	ck_assert_int_eq(append_ok(a, &row), 1);
+	ck_assert_str_eq(audit_append_error(a), "no error");
 	audit_close(a);
 	expect_intact(1);
 }
@@ -1017,6 +1019,8 @@ START_TEST(test_locked)
 	r = audit_append(a, &row, NULL);
 	dt = (now_us() - t0) / 1000;
 	ck_assert_int_eq(r, -BNC_ERR_AGAIN);
+	/* SQLite's reason, not the rollback's "not an error" */
+	ck_assert_str_eq(audit_append_error(a), "database is locked");
 	ck_assert_msg(dt >= BNC_AUDIT_BUSY_MS * 0.9 &&
 	    dt < BNC_AUDIT_BUSY_MS * 10, "gave up after %.0f ms", dt);
 	ck_assert_int_eq(raw_exec(db, "ROLLBACK"), SQLITE_OK);
