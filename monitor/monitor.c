@@ -48,6 +48,7 @@
 #include "registry.h"
 #include "session.h"
 #include "spawn.h"
+#include "surface.h"
 #include "taint.h"
 #include "upstream.h"
 #include "xmalloc.h"
@@ -518,6 +519,7 @@ main(int argc, char **argv)
 	    "orderly shutdown" : "session ended on an error");
 	audit_close(sess.audit);
 	sess.audit = NULL;
+	surface_free(&sess);
 	taint_free(sess.taint);
 	approvals_free(sess.approvals);
 	budgets_clear(&sess.budgets);

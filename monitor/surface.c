@@ -94,6 +94,24 @@ pin_ptr_cmp(const void *a, const void *b)
 	    (*(const struct pin *const *)b)->name);
 }
 
+/* Forgets up's pins and its last listing. */
+static void
+pins_free(struct upstream *up)
+{
+	size_t i;
+
+	for (i = 0; i < up->npins; i++) {
+		free(up->pins[i].name);
+		value_free(up->pins[i].def);
+	}
+	free(up->pins);
+	up->pins = NULL;
+	up->npins = 0;
+	up->pinned = 0;
+	value_free(up->current);
+	up->current = NULL;
+}
+
 int
 surface_pin(struct upstream *up, struct value *tools, char *err,
     size_t errlen)
@@ -163,6 +181,9 @@ surface_pin(struct upstream *up, struct value *tools, char *err,
 	verbose("upstream %s: pinned %zu tools, surface sha256 %s",
 	    up->name, up->npins, hex);
  out:
+	/* a list refused in part is refused whole: no pins are kept */
+	if (r != 0)
+		pins_free(up);
 	value_free(tools);
 	return r;
 }
@@ -505,6 +526,16 @@ add_consent_param(struct value *def)
 	}
 	if (value_is(req, V_ARRAY))
 		value_array_append(req, value_string(POLICY_CONSENT_PARAM));
+}
+
+void
+surface_free(struct session *s)
+{
+	size_t i;
+
+	entries_free(s);
+	for (i = 0; i < s->nups; i++)
+		pins_free(&s->ups[i]);
 }
 
 const struct tool_entry *

@@ -37,6 +37,9 @@ int	 surface_pin(struct upstream *, struct value *tools, char *err,
 	    size_t errlen);
 int	 surface_update(struct upstream *, struct value *tools);
 void	 surface_build(struct session *);
+/* The session is over: frees the merged surface, and each upstream's
+ * pins and last listing (what they charged is not given back). */
+void	 surface_free(struct session *);
 /* The entry the client means by name: one that is not withheld, else a
  * withheld one (its reason), else NULL. */
 const struct tool_entry *surface_find(const struct session *, const char *);

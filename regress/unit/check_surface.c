@@ -53,8 +53,19 @@ tools(int n, ...)
 }
 
 static void
+teardown(void)
+{
+	/* both upstreams, whichever the test pinned */
+	if (s.ups != NULL)
+		s.nups = 2;
+	surface_free(&s);
+}
+
+/* Also in a test, to start again: what it pinned is freed. */
+static void
 setup(void)
 {
+	teardown();
 	memset(&s, 0, sizeof(s));
 	memset(ups, 0, sizeof(ups));
 	memset(cfgs, 0, sizeof(cfgs));
@@ -429,6 +440,10 @@ START_TEST(test_pin_errors)
 	ck_assert_int_ne(surface_pin(&ups[0], tools(2, "x", "1", "x", "2"),
 	    err, sizeof(err)), 0);
 	ck_assert_ptr_nonnull(strstr(err, "listed twice"));
+	/* refused whole: not even the first "x" stays pinned */
+	ck_assert_uint_eq(ups[0].npins, 0);
+	ck_assert_ptr_null(ups[0].pins);
+	ck_assert_int_eq(ups[0].pinned, 0);
 }
 END_TEST
 
@@ -472,7 +487,7 @@ surface_suite(void)
 	TCase *tc;
 
 	tc = tcase_create("core");
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_pin_and_find);
 	tcase_add_test(tc, test_rugpull);
 	tcase_add_test(tc, test_collision_and_namespace);
@@ -483,13 +498,13 @@ surface_suite(void)
 	tcase_add_test(tc, test_forbidden_variants);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("limits");
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_pages);
 	tcase_add_test(tc, test_tools_max);
 	tcase_add_test(tc, test_prefix_too_long);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("errors");
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_bad_cursor);
 	tcase_add_test(tc, test_pin_errors);
 	tcase_add_test(tc, test_pin_no_name);
