@@ -1281,12 +1281,23 @@ gate_cancel(struct session *s, const struct rpc_id *cid)
 	return 0;
 }
 
-/* The session ends: calls still waiting are denied. */
+/*
+ * The session ends: calls still waiting for a human are denied; calls
+ * held for a changed tool list were never decided, so, as when the
+ * client cancels one, they are dropped without a row.
+ */
 void
 gate_cancel_all(struct session *s)
 {
 	while (s->nasks > 0)
 		ask_deny(s, s->asks[s->nasks - 1], "the session ended");
+	while (s->nheld > 0) {
+		verbose("%s: dropped while held: the session ended",
+		    value_get_str(s->held[s->nheld - 1].m.params, "name"));
+		held_drop(s, s->nheld - 1);
+	}
+	free(s->held);
+	s->held = NULL;
 	if (s->oob_poll != NULL)
 		event_free(s->oob_poll);
 	s->oob_poll = NULL;

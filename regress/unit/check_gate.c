@@ -375,6 +375,7 @@ teardown(void)
 	size_t i;
 
 	gate_cancel_all(&s);
+	surface_free(&s);
 	for (i = 0; i < nup; i++) {
 		free(up_out[i].p.arg);
 		rpc_id_clear(&up_out[i].p.cid);
@@ -616,6 +617,26 @@ START_TEST(test_held_call_cancelled)
 }
 END_TEST
 
+/* The session ends with a call held: dropped, its memory given back. */
+START_TEST(test_held_call_at_session_end)
+{
+	start("echo: {}\n", 0);
+	up.unsettled = 1;
+	call(1, "echo", "{\"message\":\"one\"}");
+	ck_assert_uint_eq(s.nheld, 1);
+	ck_assert_uint_ne(s.mem.used, 0);
+	gate_cancel_all(&s);
+	ck_assert_uint_eq(s.nheld, 0);
+	ck_assert_ptr_null(s.held);
+	ck_assert_uint_eq(s.mem.used, 0);
+	/* never decided: not forwarded, not answered, no row */
+	ck_assert_uint_eq(nup, 0);
+	ck_assert_uint_eq(nclient, 0);
+	ck_assert_int_eq(count_rows("1"), 0);
+	teardown();
+}
+END_TEST
+
 START_TEST(test_not_sent_is_answered_and_audited)
 {
 	start("echo: {}\n", 0);
@@ -694,6 +715,7 @@ gate_suite(void)
 	tcase_add_test(tc, test_cancelled_ask_forwards_nothing);
 	tcase_add_test(tc, test_held_until_the_list_is_in);
 	tcase_add_test(tc, test_held_call_cancelled);
+	tcase_add_test(tc, test_held_call_at_session_end);
 	tcase_add_test(tc, test_not_sent_is_answered_and_audited);
 	tcase_add_test(tc, test_not_sent_upstream_gone);
 	tcase_add_test(tc, test_answer_is_taint_before_the_client);
