@@ -60,7 +60,10 @@ tool(const char *spec)
 	return t;
 }
 
-/* A session whose one upstream pins the tools of list, under policy. */
+static void	teardown(void);
+
+/* A session whose one upstream pins the tools of list, under policy
+ * (what an earlier start of the same test left is freed first). */
 static void
 start_list(const char *policy, struct value *list)
 {
@@ -68,6 +71,8 @@ start_list(const char *policy, struct value *list)
 	FILE *f;
 	int fd;
 
+	if (dc.policy != NULL)
+		teardown();
 	memset(&surf, 0, sizeof(surf));
 	memset(&dc, 0, sizeof(dc));
 	budgets_clear(&budgets);
@@ -110,15 +115,19 @@ start(const char *policy, const char *const *tools)
 	start_list(policy, list);
 }
 
+/* May run twice: a test's own call, then the fixture's. */
 static void
 teardown(void)
 {
 	unlink(polpath);
+	surface_free(&surf);
 	policy_free(dc.policy);
 	taint_free(dc.taint);
 	approvals_free(appr);
 	budgets_clear(&budgets);
 	dc.policy = surf.policy = NULL;
+	dc.taint = NULL;
+	dc.approvals = appr = NULL;
 }
 
 static struct value *

@@ -115,14 +115,21 @@ schema(const char *first, ...)
 	return s;
 }
 
+/* policy_for(), for a schema made for the call (freed). */
 static const struct tool_policy *
-heur(const char *tool, struct value *sch)
+pfor(const char *up, const char *tool, struct value *sch)
 {
 	const struct tool_policy *tp;
 
-	tp = policy_for(pol, "up", tool, sch);
+	tp = policy_for(pol, up, tool, sch);
 	value_free(sch);
 	return tp;
+}
+
+static const struct tool_policy *
+heur(const char *tool, struct value *sch)
+{
+	return pfor("up", tool, sch);
 }
 
 /* ---- core: loading ------------------------------------------------ */
@@ -1208,11 +1215,11 @@ START_TEST(test_scope_pack)
 	policy_scope_upstream(pol, "f", "gmail-fork");
 
 	/* a server the pack names: every entry, whatever the schema */
-	ck_assert_str_eq(policy_for(pol, "g", "send_email",
+	ck_assert_str_eq(pfor("g", "send_email",
 	    schema("recipient", NULL))->source, "pack");
 	ck_assert_int_eq(policy_for(pol, "f", "read_email", NULL)->read_only,
 	    1);
-	ck_assert_str_eq(policy_for(pol, "g", "modify_email",
+	ck_assert_str_eq(pfor("g", "modify_email",
 	    schema("forward_to", NULL))->source, "pack");
 	ck_assert_int_eq(policy_for(pol, "g", "delete_label",
 	    NULL)->max_calls, -1);
@@ -1222,7 +1229,7 @@ START_TEST(test_scope_pack)
 	notes[0] = '\0';
 	nnotes = 0;
 
-	tp = policy_for(pol, "o", "send_email", schema("recipient", "body",
+	tp = pfor("o", "send_email", schema("recipient", "body",
 	    NULL));
 	ck_assert_str_eq(tp->source, "heuristics");
 	ck_assert_uint_eq(tp->nsink, 1);
@@ -1231,11 +1238,11 @@ START_TEST(test_scope_pack)
 	expect_note("pack-not-applied: pack ");
 	expect_note(":2 send_email not applied to upstream o: its schema "
 	    "has no parameter 'to'");
-	tp = policy_for(pol, "o2", "send_email", schema("to", "cc", "bcc",
+	tp = pfor("o2", "send_email", schema("to", "cc", "bcc",
 	    "subject", NULL));
 	ck_assert_str_eq(tp->source, "pack");
 
-	ck_assert_str_ne(policy_for(pol, "o", "read_email",
+	ck_assert_str_ne(pfor("o", "read_email",
 	    schema("id", NULL))->source, "pack");
 	ck_assert_int_eq(policy_for(pol, "o", "read_email", NULL)->read_only,
 	    0);
@@ -1248,7 +1255,7 @@ START_TEST(test_scope_pack)
 	    "naming a parameter, and the server gave no serverInfo.name");
 
 	/* weaker than the heuristics for this schema: not applied */
-	tp = policy_for(pol, "o", "modify_email", schema("id", "forward_to",
+	tp = pfor("o", "modify_email", schema("id", "forward_to",
 	    NULL));
 	ck_assert_str_eq(tp->source, "heuristics");
 	ck_assert_int_eq(tp->exfiltrating, 1);
@@ -1256,18 +1263,18 @@ START_TEST(test_scope_pack)
 	expect_note(":4 modify_email not applied to upstream o: it leaves "
 	    "the sink gate off, but the tool's schema has the destination "
 	    "parameter 'forward_to'");
-	ck_assert_str_eq(policy_for(pol, "o3", "modify_email",
+	ck_assert_str_eq(pfor("o3", "modify_email",
 	    schema("id", "labels", NULL))->source, "pack");
 	tp = policy_for(pol, "o", "delete_label", NULL);
 	ck_assert_str_eq(tp->source, "heuristics");
 	ck_assert_int_eq(tp->max_calls, 2);
 
 	/* parameters through the schema reader; patterns count */
-	ck_assert_str_eq(policy_for(pol, "o", "download_attachment",
+	ck_assert_str_eq(pfor("o", "download_attachment",
 	    tj("{\"type\":\"object\",\"allOf\":[{\"$ref\":\"#/$defs/a\"}],"
 	    "\"$defs\":{\"a\":{\"properties\":{\"savePath\":{},"
 	    "\"filename\":{}}}}}"))->source, "pack");
-	ck_assert_str_ne(policy_for(pol, "o4", "download_attachment",
+	ck_assert_str_ne(pfor("o4", "download_attachment",
 	    schema("savePath", NULL))->source, "pack");
 
 	/* a forbidden mark restricts: it applies everywhere */
@@ -1285,7 +1292,7 @@ START_TEST(test_scope_pack_unnamed)
 	policy_scope_upstream(pol, "o", "gmail");
 	ck_assert_int_eq(policy_for(pol, "o", "read_email", NULL)->read_only,
 	    0);
-	ck_assert_str_eq(policy_for(pol, "o", "send",
+	ck_assert_str_eq(pfor("o", "send",
 	    schema("to", NULL))->source, "pack");
 	notes[0] = '\0';
 	explain("o", "read_email", NULL);
@@ -1304,9 +1311,9 @@ START_TEST(test_scope_pack_chain)
 	    1), 0);
 	policy_scope_upstream(pol, "g", "gmail");
 	policy_scope_upstream(pol, "m", "outlook");
-	ck_assert_str_eq(policy_for(pol, "g", "send_email",
+	ck_assert_str_eq(pfor("g", "send_email",
 	    schema("to", NULL))->sink_params[0], "to");
-	ck_assert_str_eq(policy_for(pol, "m", "send_email",
+	ck_assert_str_eq(pfor("m", "send_email",
 	    schema("to", NULL))->sink_params[0], "recipients");
 	notes[0] = '\0';
 	explain("g", "send_email", schema("to", NULL));
