@@ -69,7 +69,14 @@ buf_len(const struct buf *b)
 const uint8_t *
 buf_ptr(const struct buf *b)
 {
-	return b->d + b->off;
+	static const uint8_t empty[1];
+
+	/*
+	 * Never NULL, though a new buffer has no storage: callers pass it
+	 * on with buf_len() to memcpy, strndup and the like, for which a
+	 * NULL pointer is undefined even with a length of 0.
+	 */
+	return b->d != NULL ? b->d + b->off : empty;
 }
 
 int

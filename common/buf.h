@@ -30,7 +30,8 @@ void		 buf_reset(struct buf *);
 void		 buf_set_max(struct buf *, size_t);
 
 size_t		 buf_len(const struct buf *);	/* unread bytes */
-const uint8_t	*buf_ptr(const struct buf *);	/* first unread byte */
+/* The first unread byte; never NULL, even for an empty buffer. */
+const uint8_t	*buf_ptr(const struct buf *);
 int		 buf_consume(struct buf *, size_t);
 /* Reserve n bytes at the end; *pp receives where to write them. */
 int		 buf_reserve(struct buf *, size_t n, uint8_t **pp);

@@ -326,6 +326,28 @@ START_TEST(test_from_readonly)
 }
 END_TEST
 
+/* An empty buffer's bytes can be handed to memcpy, strndup, ... */
+START_TEST(test_empty_ptr)
+{
+	struct buf *b;
+	char out[1] = { 'x' };
+
+	b = buf_new();
+	ck_assert_ptr_nonnull(buf_ptr(b));
+	memcpy(out, buf_ptr(b), buf_len(b));
+	ck_assert_int_eq(out[0], 'x');
+	CK_R(buf_put_u8(b, 7), 0);
+	CK_R(buf_get_u8(b, (uint8_t *)out), 0);
+	ck_assert_ptr_nonnull(buf_ptr(b));	/* consumed, still there */
+	buf_reset(b);
+	ck_assert_ptr_nonnull(buf_ptr(b));
+	buf_free(b);
+	b = buf_from(NULL, 0);
+	ck_assert_ptr_nonnull(buf_ptr(b));
+	buf_free(b);
+}
+END_TEST
+
 /* limits */
 
 START_TEST(test_string_max)
@@ -690,6 +712,7 @@ buf_suite(void)
 	tcase_add_test(tc, test_raw_and_consume);
 	tcase_add_test(tc, test_interleave);
 	tcase_add_test(tc, test_from_readonly);
+	tcase_add_test(tc, test_empty_ptr);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");
