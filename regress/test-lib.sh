@@ -145,6 +145,12 @@ sandbox_disabled() {
 	grep -q '^#define SANDBOX_DISABLED' "$top_builddir/config.h" 2>/dev/null
 }
 
+# True if this build runs under AddressSanitizer (make check-asan): a
+# process's resident memory then says little about bouncer's own.
+asan_build() {
+	grep -q '^#define ASAN_BUILD' "$top_builddir/config.h" 2>/dev/null
+}
+
 # True if this build's sandbox traps rather than kills (configure
 # --enable-sandbox-debug).
 sandbox_debug() {
