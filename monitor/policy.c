@@ -2359,6 +2359,8 @@ dest_match(const char *pattern, const char *v, size_t vlen)
  * < 0 with a message in err[256]: an entry that is no well-formed
  * identity, or one that servers read two ways (write the one meant).
  */
+static int names_identity(const char *, size_t);
+
 static int
 pattern_canon(const char *pat, char **out, char *err)
 {
@@ -2372,6 +2374,10 @@ pattern_canon(const char *pat, char **out, char *err)
 	memset(&id, 0, sizeof(id));
 	if (star == NULL) {
 		if ((r = canon_whole(pat, len, &id)) < 0)
+			goto bad;
+		/* a name that holds an identity is compared as none: it
+		 * would trust nothing (" bob@host/x ", "a@b.example, c") */
+		if (r == 0 && names_identity(pat, len))
 			goto bad;
 		if (r == 0)
 			*out = xstrdup(pat);

@@ -1,7 +1,9 @@
 #!/bin/sh
 #
 # run.sh - `make fuzz': run each libFuzzer harness given as an argument
-# for FUZZ_SECONDS (default 60) over a scratch copy of its corpus.
+# for FUZZ_SECONDS (default 60), or for FUZZ_RUNS executions when that is
+# set (then without a time limit), over a scratch copy of its corpus.
+# FUZZ, a list of names ("taint canon"), runs only those harnesses.
 #
 # The committed corpus (regress/fuzz/corpus/<name>/) is never written:
 # libFuzzer adds what it finds to the copy.  A harness that crashes, leaks,
@@ -13,6 +15,19 @@
 set -u
 
 secs=${FUZZ_SECONDS:-60}
+runs=${FUZZ_RUNS:-}
+if [ -n "$runs" ]; then
+	case $runs in
+	*[!0-9]*|0)
+		echo "run.sh: FUZZ_RUNS must be a positive count" >&2
+		exit 2;;
+	esac
+	limit="-runs=$runs -max_total_time=0"
+	what="$runs runs"
+else
+	limit="-max_total_time=$secs"
+	what="${secs}s"
+fi
 srcdir=${top_srcdir:-.}
 scratch_root=${FUZZ_SCRATCH:-${TMPDIR:-/tmp}}
 : "${UBSAN_OPTIONS:=halt_on_error=1:print_stacktrace=1}"
@@ -27,17 +42,24 @@ fi
 failed=
 for prog in "$@"; do
 	name=${prog##*/fuzz_}
+	case " ${FUZZ:-$name} " in
+	*" $name "*) ;;
+	*) continue;;
+	esac
 	work=$(mktemp -d "$scratch_root/bouncer-fuzz-$name.XXXXXX") || exit 1
 	mkdir "$work/corpus"
 	if [ -d "$srcdir/regress/fuzz/corpus/$name" ]; then
 		cp "$srcdir/regress/fuzz/corpus/$name"/* "$work/corpus/" \
 		    2>/dev/null
 	fi
-	printf 'fuzz_%s: %ss ... ' "$name" "$secs"
-	"$prog" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=30 \
+	printf 'fuzz_%s: %s ... ' "$name" "$what"
+	start=$(date +%s)
+	# shellcheck disable=SC2086	# $limit is two options
+	"$prog" $limit -rss_limit_mb=2048 -timeout=30 \
 	    -print_final_stats=1 -artifact_prefix="$work/" \
 	    "$work/corpus" >"$work/log" 2>&1
 	rc=$?
+	took=$(($(date +%s) - start))
 	# libFuzzer's last status line: executions, coverage, corpus.
 	stats=$(grep -E '^#[0-9]+' "$work/log" | tail -n 1 | awk '{
 		for (i = 1; i < NF; i++)
@@ -47,7 +69,7 @@ for prog in "$@"; do
 		    v["exec/s:"]
 	    }')
 	if [ $rc -eq 0 ]; then
-		echo "ok (${stats:-no stats})"
+		echo "ok (${stats:-no stats}, ${took} s)"
 		rm -rf "$work"
 	else
 		echo "FAILED (exit $rc)"

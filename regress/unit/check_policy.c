@@ -1408,6 +1408,11 @@ START_TEST(test_err_types)
 	    "t.sink_params", "listed twice");
 	expect_error("t:\n  trusted_destinations: a@b.c\n", 2,
 	    "t.trusted_destinations");
+	/* a name that holds an address would trust nothing (fuzz_policy) */
+	expect_error_says("t:\n  trusted_destinations: [' Bob@Exa/ple.COM ']"
+	    "\n", 2, "t.trusted_destinations", "not a well-formed address");
+	expect_error_says("t:\n  trusted_destinations: ['a@b.example, c']\n",
+	    2, "t.trusted_destinations", "not a well-formed address");
 	expect_error_says("t:\n  tainted: allow\n", 2, "t.tainted",
 	    "must be deny or ask");
 	expect_error("t:\n  tainted: [deny]\n", 2, "t.tainted");
