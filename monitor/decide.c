@@ -352,6 +352,8 @@ struct gate {
 	size_t			  asked;	/* swept identities asked about */
 	int			  tainted;	/* a DENY was set */
 	int			  have_ask;
+	int			  links;	/* scanned text: ask about an
+						 * unproven URL */
 	struct buf		 *tmp;
 	const char		 *top;		/* the argument being judged */
 	char			 *path;		/* "top" or "top.key...", NUL */
@@ -564,6 +566,7 @@ struct idres {
 	struct gate	*g;
 	enum id_rank	 rank;
 	char		 ident[BNC_TAINT_IDENT_LEN + 1];	/* the worst */
+	char		 link[BNC_TAINT_IDENT_LEN + 1];	/* first unproven URL */
 };
 
 /* Keeps the worst identity (the first of its rank). */
@@ -903,9 +906,13 @@ text_identities(struct gate *g, struct idres *res, struct pass_ctx *pc,
 		else if (taint_strict(g->dc->taint))
 			idres_note(res, ID_DROPPED, s + ids[i].off,
 			    ids[i].len);
-		else
+		else {
 			idres_note(res, ID_UNPROVEN, s + ids[i].off,
 			    ids[i].len);
+			if (ids[i].kind == CANON_URL && res->link[0] == '\0')
+				snprintf(res->link, sizeof(res->link), "%.*s",
+				    (int)ids[i].len, s + ids[i].off);
+		}
 	}
 	canon_ids_free(ids, nids);
 }
@@ -991,6 +998,12 @@ judge_idents(struct gate *g, const char *s, size_t len, enum gmode mode)
 		    res.rank == ID_DROPPED ? "may have come from output the "
 		    "session no longer holds (the taint index dropped its "
 		    "oldest output)" : "is not a vouched recipient");
+	} else if (g->links && res.link[0] != '\0') {
+		if (!g->have_ask)
+			g->asked++;
+		gate_unproven(g, "a link in argument", res.link,
+		    strlen(res.link), "is not a vouched destination (whoever "
+		    "receives the message may have it fetched)");
 	}
 }
 
@@ -1235,6 +1248,9 @@ sink_gate(struct decide_ctx *dc, const char *tool,
 	g.d = d;
 	g.idents = BNC_SWEPT_IDENTS_MAX;
 	g.tmp = buf_new();
+	/* what an exfiltrating tool sends is read where it arrives: a
+	 * mail client loads its images, a chat unfurls its links */
+	g.links = 1;
 	for (i = 0; i < pol->nsink; i++)
 		if (is_filled(value_get(args, pol->sink_params[i]), 0))
 			present++;
@@ -1343,6 +1359,8 @@ signed_call(int flags, struct decision *d)
 static void decide_tool(struct decide_ctx *, const char *,
     const struct tool_entry *, const struct value *, const struct value *,
     int, struct decision *, const struct tool_policy **);
+static void scan_gate(struct decide_ctx *, const char *,
+    const struct tool_policy *, const struct value *, struct decision *);
 static int check_consent(struct decide_ctx *, const char *,
     const struct tool_policy *, const struct value *, struct decision *);
 
@@ -1496,6 +1514,16 @@ decide_consent(struct decide_ctx *dc, const char *tool, const char *target,
 	return 0;
 }
 
+/*
+ * A tool that neither the user's policy nor a pack has an entry for:
+ * its entry is the heuristics' reading of its schema, or none.
+ */
+static int
+undescribed(const struct tool_policy *pol)
+{
+	return pol->file == NULL;
+}
+
 static void
 decide_tool(struct decide_ctx *dc, const char *name,
     const struct tool_entry *e, const struct value *args,
@@ -1600,6 +1628,16 @@ decide_tool(struct decide_ctx *dc, const char *name,
 			if (d->verdict != 0)
 				return;
 		}
+	} else if (args != NULL && args->u.o.n > 0 && undescribed(pol)) {
+		/*
+		 * Nobody described this tool: the heuristics read only
+		 * parameter names, and a name says nothing of where a
+		 * value goes.  Its arguments are scanned as a prompt's are:
+		 * an identity from untrusted output in any of them denies.
+		 */
+		scan_gate(dc, name, pol, args, d);
+		if (d->verdict != 0)
+			return;
 	}
 
 	/* confirm: true asks a human on every call */
