@@ -668,7 +668,7 @@ read_file(struct rctx *x, char **datap, size_t *lenp)
 {
 	struct stat st;
 	char *data = NULL;
-	size_t len = 0;
+	size_t len = 0, cap;
 	ssize_t n;
 	int fd, r = -BNC_ERR_SYS;
 
@@ -684,9 +684,17 @@ read_file(struct rctx *x, char **datap, size_t *lenp)
 		r = -BNC_ERR_BAD_FORMAT;
 		goto out;
 	}
-	data = xmalloc(BNC_REGISTRY_MAX + 1);
+	/* the file's size (and a byte to see it grew), not the bound */
+	cap = st.st_size < BNC_REGISTRY_MAX ? (size_t)st.st_size + 1 :
+	    BNC_REGISTRY_MAX + 1;
+	data = xmalloc(cap);
 	while (len < BNC_REGISTRY_MAX + 1) {
-		n = read(fd, data + len, BNC_REGISTRY_MAX + 1 - len);
+		if (len == cap) {
+			cap = cap > (BNC_REGISTRY_MAX + 1) / 2 ?
+			    BNC_REGISTRY_MAX + 1 : cap * 2;
+			data = xreallocarray(data, cap, 1);
+		}
+		n = read(fd, data + len, cap - len);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {

@@ -15,8 +15,9 @@
 
 #include <yaml.h>
 
-#include "err.h"
 #include "bounds.h"
+#include "buf.h"
+#include "err.h"
 #include "xmalloc.h"
 #include "yaml-tree.h"
 
@@ -237,8 +238,9 @@ int
 yaml_load_file(const char *path, size_t maxbytes, struct ynode **rootp,
     char *errbuf, size_t errlen)
 {
-	char *data = NULL;
-	size_t len = 0;
+	struct buf *data = buf_new();
+	char chunk[8192];
+	size_t n;
 	FILE *f = NULL;
 	int r = -BNC_ERR_CONFIG;
 
@@ -247,20 +249,27 @@ yaml_load_file(const char *path, size_t maxbytes, struct ynode **rootp,
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	data = xmalloc(maxbytes + 1);
-	len = fread(data, 1, maxbytes + 1, f);
+	/* as much memory as the file holds, not the bound: a policy's
+	 * packs are loaded one after the other */
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (n > maxbytes - buf_len(data)) {
+			snprintf(errbuf, errlen, "%s: larger than %zu bytes",
+			    path, maxbytes);
+			goto out;
+		}
+		if (buf_put(data, chunk, n) != 0) {
+			snprintf(errbuf, errlen, "%s: out of memory", path);
+			goto out;
+		}
+	}
 	if (ferror(f)) {
 		snprintf(errbuf, errlen, "%s: read error", path);
 		goto out;
 	}
-	if (len > maxbytes) {
-		snprintf(errbuf, errlen, "%s: larger than %zu bytes", path,
-		    maxbytes);
-		goto out;
-	}
-	r = yaml_load_buf(path, data, len, rootp, errbuf, errlen);
+	r = yaml_load_buf(path, (const char *)buf_ptr(data), buf_len(data),
+	    rootp, errbuf, errlen);
  out:
-	free(data);
+	buf_free(data);
 	if (f != NULL)
 		fclose(f);
 	return r;
