@@ -27,6 +27,12 @@
  * costs tens of microseconds.  Pinning both sides is how latency
  * benchmarks make the comparison one of paths, not of luck.
  *
+ * Peer (-P).  A third target, another proxy started as `PEER UPSTREAM`
+ * (make bench: the pinned @civic/passthrough-mcp-server), runs in the
+ * same alternating rounds; its added latency is printed beside bouncer's,
+ * and their ratio.  Absolute figures move by 3x between two VMs of the
+ * same kind; a ratio measured side by side holds far better.
+ *
  * It is a benchmark, not a test: it must never judge a time, and it exits
  * non-zero only when something broke.  It is not part of bouncer, is never
  * installed, and parses JSON with cJSON directly.
@@ -76,10 +82,11 @@
 enum target {
 	T_DIRECT = 0,
 	T_BOUNCER,
+	T_PEER,			/* -P: another proxy, in the same rounds */
 	T_COUNT
 };
 
-static const char *target_name[T_COUNT] = { "direct", "bouncer" };
+static const char *target_name[T_COUNT] = { "direct", "bouncer", "peer" };
 
 enum placement {
 	P_SPLIT = 0,		/* client on one CPU, server side on another */
@@ -291,7 +298,11 @@ child_close(struct child *c)
 	close(c->out);
 	free(c->buf);
 	c->buf = NULL;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	if (i > 0 && WIFSIGNALED(status) && WTERMSIG(status) == sigs[i])
+		fprintf(stderr, "latency: %s: did not exit when its input "
+		    "closed; ended with signal %d\n", target_name[c->target],
+		    sigs[i]);
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		fprintf(stderr, "latency: %s: child ended with status %d%s\n",
 		    target_name[c->target], WIFEXITED(status) ?
 		    WEXITSTATUS(status) : WTERMSIG(status),
@@ -672,14 +683,17 @@ usage(void)
 	fprintf(stderr,
 	    "usage: latency [-n calls] [-w warmup] [-r rounds] [-j inflight]\n"
 	    "               [-s msglen] [-t timeout] [-e errlog] [-u upstream]\n"
-	    "               [-p split|one|free]\n"
+	    "               [-p split|one|free] [-P peer-command]\n"
 	    "               -- bouncer-monitor [monitor-args ...]\n"
 	    "  spawns UPSTREAM directly and as\n"
 	    "  `bouncer-monitor monitor-args -- UPSTREAM`; UPSTREAM defaults\n"
 	    "  to regress/mocks/mock-upstream and needs an `echo` tool.\n"
 	    "  -e appends the children's stderr to errlog.\n"
 	    "  -p: client and server side on two CPUs (split, default), all\n"
-	    "  on one CPU (one), or where the scheduler puts them (free).\n");
+	    "  on one CPU (one), or where the scheduler puts them (free).\n"
+	    "  -P: also `peer-command UPSTREAM` (its words split on blanks),\n"
+	    "  another proxy timed in the same rounds; prints the ratio of\n"
+	    "  bouncer's added latency to the peer's.\n");
 	exit(2);
 }
 
@@ -688,19 +702,21 @@ main(int argc, char *argv[])
 {
 	struct child ch[T_COUNT];
 	struct stats all[T_COUNT], rs;
-	char *dargv[2], *bargv[LAT_ARGS_MAX + 4];
+	char *dargv[2], *bargv[LAT_ARGS_MAX + 4], *pargv[LAT_ARGS_MAX + 2];
+	char **targv[T_COUNT], *peer = NULL, *words = NULL, *w, *save;
 	char *upstream = "regress/mocks/mock-upstream";
 	double *samples[T_COUNT], *round_p50[T_COUNT], *round_p90[T_COUNT];
 	double *add50, *add90, *start[T_COUNT], *tput[T_COUNT];
 	double startup[T_COUNT], rate[T_COUNT], added50, added90;
+	double *padd50, *padd90, peer50 = 0, peer90 = 0;
 	long calls = LAT_CALLS_DEFAULT, warmup = LAT_WARMUP_DEFAULT;
 	long rounds = LAT_ROUNDS_DEFAULT, inflight = LAT_INFLIGHT_DEFAULT;
 	long msglen = LAT_MSGLEN_DEFAULT, i, r, rss, pss;
 	char pssbuf[32];
 	char upexe[PATH_MAX];
-	int ch_opt, t, nargs, nproc;
+	int ch_opt, t, nargs, nproc, ntargets = T_PEER;
 
-	while ((ch_opt = getopt(argc, argv, "+e:j:n:p:r:s:t:u:w:")) != -1) {
+	while ((ch_opt = getopt(argc, argv, "+e:j:n:P:p:r:s:t:u:w:")) != -1) {
 		switch (ch_opt) {
 		case 'e':
 			if ((errfd = open(optarg, O_WRONLY | O_CREAT |
@@ -712,6 +728,9 @@ main(int argc, char *argv[])
 			break;
 		case 'n':
 			calls = numarg(optarg, 1, LAT_CALLS_MAX, ch_opt);
+			break;
+		case 'P':
+			peer = optarg;
 			break;
 		case 'p':
 			placement = placement_arg(optarg);
@@ -761,8 +780,28 @@ main(int argc, char *argv[])
 	bargv[nargs++] = "--";
 	bargv[nargs++] = upstream;
 	bargv[nargs] = NULL;
+	/* the peer: its command's words, then the upstream */
+	if (peer != NULL) {
+		if ((words = strdup(peer)) == NULL)
+			die("out of memory");
+		nargs = 0;
+		for (w = strtok_r(words, " \t", &save); w != NULL;
+		    w = strtok_r(NULL, " \t", &save)) {
+			if (nargs == LAT_ARGS_MAX)
+				die("-P: more than %d words", LAT_ARGS_MAX);
+			pargv[nargs++] = w;
+		}
+		if (nargs == 0)
+			die("-P: an empty command");
+		pargv[nargs++] = upstream;
+		pargv[nargs] = NULL;
+		ntargets = T_COUNT;
+	}
+	targv[T_DIRECT] = dargv;
+	targv[T_BOUNCER] = bargv;
+	targv[T_PEER] = pargv;
 
-	for (t = 0; t < T_COUNT; t++) {
+	for (t = 0; t < ntargets; t++) {
 		if ((samples[t] = calloc((size_t)(calls * rounds),
 		    sizeof(double))) == NULL ||
 		    (round_p50[t] = calloc((size_t)rounds,
@@ -776,7 +815,9 @@ main(int argc, char *argv[])
 			die("out of memory");
 	}
 	if ((add50 = calloc((size_t)rounds, sizeof(double))) == NULL ||
-	    (add90 = calloc((size_t)rounds, sizeof(double))) == NULL)
+	    (add90 = calloc((size_t)rounds, sizeof(double))) == NULL ||
+	    (padd50 = calloc((size_t)rounds, sizeof(double))) == NULL ||
+	    (padd90 = calloc((size_t)rounds, sizeof(double))) == NULL)
 		die("out of memory");
 
 	place();
@@ -788,37 +829,39 @@ main(int argc, char *argv[])
 		printf("latency: placement %s: client on CPU %d, server side "
 		    "on CPU %d\n", placement_name[placement], cpu_of[0],
 		    cpu_of[1]);
-	printf("latency: bouncer:");
-	for (i = 0; bargv[i] != NULL; i++)
-		printf(" %s", bargv[i]);
-	printf("\n");
+	for (t = T_BOUNCER; t < ntargets; t++) {
+		printf("latency: %s:", target_name[t]);
+		for (i = 0; targv[t][i] != NULL; i++)
+			printf(" %s", targv[t][i]);
+		printf("\n");
+	}
 	printf("latency: %ld rounds x %ld sequential calls per target "
 	    "(warm-up %ld), then %ld in flight\n", rounds, calls, warmup,
 	    inflight);
 
 	/* Start-up: spawn to the initialize answer, alternating. */
 	for (r = 0; r < rounds; r++) {
-		for (t = 0; t < T_COUNT; t++) {
+		for (t = 0; t < ntargets; t++) {
 			start[t][r] = session_open(&ch[t], t,
-			    t == T_DIRECT ? dargv : bargv);
+			    targv[t]);
 			child_close(&ch[t]);
 		}
 	}
-	for (t = 0; t < T_COUNT; t++) {
+	for (t = 0; t < ntargets; t++) {
 		startup[t] = median(start[t], (size_t)rounds);
 		printf("startup   %-8s median %10.1f µs  (spawn to initialize "
 		    "answer)\n", target_name[t], startup[t]);
 	}
 
 	/* The sessions the calls use; each warmed up once. */
-	for (t = 0; t < T_COUNT; t++) {
-		session_open(&ch[t], t, t == T_DIRECT ? dargv : bargv);
+	for (t = 0; t < ntargets; t++) {
+		session_open(&ch[t], t, targv[t]);
 		for (i = 0; i < warmup; i++)
 			call_once(&ch[t]);
 	}
 
 	for (r = 0; r < rounds; r++) {
-		for (t = 0; t < T_COUNT; t++) {
+		for (t = 0; t < ntargets; t++) {
 			double *v = samples[t] + r * calls, *tmp;
 
 			for (i = 0; i < calls; i++)
@@ -837,8 +880,10 @@ main(int argc, char *argv[])
 		}
 		add50[r] = round_p50[T_BOUNCER][r] - round_p50[T_DIRECT][r];
 		add90[r] = round_p90[T_BOUNCER][r] - round_p90[T_DIRECT][r];
+		padd50[r] = round_p50[T_PEER][r] - round_p50[T_DIRECT][r];
+		padd90[r] = round_p90[T_PEER][r] - round_p90[T_DIRECT][r];
 	}
-	for (t = 0; t < T_COUNT; t++) {
+	for (t = 0; t < ntargets; t++) {
 		all[t] = stats_of(samples[t], (size_t)(calls * rounds));
 		printf("all       %-8s p50 %8.1f  p90 %8.1f  p99 %8.1f µs  "
 		    "(%ld calls)\n", target_name[t], all[t].p50, all[t].p90,
@@ -848,11 +893,22 @@ main(int argc, char *argv[])
 	added90 = median(add90, (size_t)rounds);
 	printf("added     bouncer  p50 %8.1f  p90 %8.1f µs  (median over "
 	    "rounds of bouncer - direct)\n", added50, added90);
+	if (ntargets == T_COUNT) {
+		peer50 = median(padd50, (size_t)rounds);
+		peer90 = median(padd90, (size_t)rounds);
+		printf("added     peer     p50 %8.1f  p90 %8.1f µs  (median over "
+		    "rounds of peer - direct)\n", peer50, peer90);
+		/* the figure that travels: both added in the same rounds */
+		printf("ratio     bouncer/peer  p50 %6.2f  p90 %6.2f  (added "
+		    "latency; below 1: bouncer adds less)\n",
+		    peer50 > 0 ? added50 / peer50 : -1,
+		    peer90 > 0 ? added90 / peer90 : -1);
+	}
 
 	for (r = 0; r < rounds; r++)
-		for (t = 0; t < T_COUNT; t++)
+		for (t = 0; t < ntargets; t++)
 			tput[t][r] = throughput(&ch[t], calls, inflight);
-	for (t = 0; t < T_COUNT; t++) {
+	for (t = 0; t < ntargets; t++) {
 		rate[t] = median(tput[t], (size_t)rounds);
 		printf("throughput %-8s %10.0f calls/s  (%ld in flight, "
 		    "median of %ld rounds)\n", target_name[t], rate[t],
@@ -870,25 +926,31 @@ main(int argc, char *argv[])
 	    pss >= 0 ? " KiB proportional" : "", nproc,
 	    warmup + calls * rounds * 2);
 
-	for (t = 0; t < T_COUNT; t++)
+	for (t = 0; t < ntargets; t++)
 		child_close(&ch[t]);
 
 	printf("{\"placement\":\"%s\",\"calls\":%ld,\"warmup\":%ld,"
 	    "\"rounds\":%ld,\"inflight\":%ld,\"msglen\":%ld",
 	    placement_name[placement], calls, warmup, rounds, inflight,
 	    msglen);
-	for (t = 0; t < T_COUNT; t++)
+	for (t = 0; t < ntargets; t++)
 		printf(",\"%s\":{\"p50_us\":%.1f,\"p90_us\":%.1f,"
 		    "\"p99_us\":%.1f,\"startup_us\":%.1f,"
 		    "\"calls_per_s\":%.0f}", target_name[t], all[t].p50,
 		    all[t].p90, all[t].p99, startup[t], rate[t]);
 	printf(",\"added_p50_us\":%.1f,\"added_p90_us\":%.1f,"
 	    "\"added_startup_us\":%.1f,\"bouncer_rss_kib\":%ld,"
-	    "\"bouncer_pss_kib\":%s,\"bouncer_procs\":%d}\n", added50,
+	    "\"bouncer_pss_kib\":%s,\"bouncer_procs\":%d", added50,
 	    added90, startup[T_BOUNCER] - startup[T_DIRECT], rss,
 	    pss >= 0 ? pssbuf : "null", nproc);
+	if (ntargets == T_COUNT)
+		printf(",\"peer_added_p50_us\":%.1f,\"peer_added_p90_us\":%.1f,"
+		    "\"ratio_p50\":%.3f,\"ratio_p90\":%.3f", peer50, peer90,
+		    peer50 > 0 ? added50 / peer50 : -1,
+		    peer90 > 0 ? added90 / peer90 : -1);
+	printf("}\n");
 
-	for (t = 0; t < T_COUNT; t++) {
+	for (t = 0; t < ntargets; t++) {
 		free(samples[t]);
 		free(round_p50[t]);
 		free(round_p90[t]);
@@ -897,6 +959,9 @@ main(int argc, char *argv[])
 	}
 	free(add50);
 	free(add90);
+	free(padd50);
+	free(padd90);
+	free(words);
 	free(message);
 	return 0;
 }

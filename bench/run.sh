@@ -11,6 +11,15 @@
 # Last, bench/agentdojo/run.sh: the AgentDojo replay (attack success,
 # utility, asks per benign task under bench/agentdojo/policies).
 #
+# The peer: bench/latency -P times a third target in the same rounds, a
+# peer proxy, and prints bouncer's added latency as a ratio of the peer's
+# (the figure that travels between machines).  BENCH_PEER is its command
+# (the upstream is appended); by default the pinned
+# @civic/passthrough-mcp-server (regress/interop/peers/passthrough.mjs, a
+# Node.js proxy with no policy, audit or sandbox) when node and the
+# interop peers that make check installs are there, else none;
+# BENCH_PEER=none skips it.
+#
 # Environment: BENCH_CALLS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_INFLIGHT
 # override the defaults; BENCH_PLACEMENTS the placements run with
 # audit.sync normal (default "split one free"; one CPU: "one free"), see
@@ -38,6 +47,22 @@ for f in "$latency" "$monitor" "$upstream"; do
 		exit 1
 	fi
 done
+
+peers="$top_builddir/regress/interop/build/peers"
+if test -z "${BENCH_PEER:-}"; then
+	if test -n "${NODE:-}" && test -f "$peers/passthrough.mjs" &&
+	    test -d "$peers/node_modules/@civic/passthrough-mcp-server"; then
+		BENCH_PEER="$NODE $peers/passthrough.mjs"
+	else
+		BENCH_PEER=none
+		echo "bench: no peer proxy (needs node and the interop peers:" \
+		    "make check installs them; or set BENCH_PEER)"
+	fi
+fi
+if test "$BENCH_PEER" != none; then
+	echo "bench: peer proxy: $BENCH_PEER"
+	set -- -P "$BENCH_PEER" "$@"
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bouncer-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -106,8 +131,13 @@ for run in $(for p in $BENCH_PLACEMENTS; do echo "normal:$p"; done) \
 		echo $? >"$tmp/rc"
 	} | tee "$tmp/out"
 	rc=$(cat "$tmp/rc")
-	sed -n "s/^added  *bouncer  *p50  *\([0-9.]*\).*/$sync $placement \1/p" \
-	    "$tmp/out" >>"$tmp/summary"
+	added=$(sed -n 's/^added  *bouncer  *p50  *\([0-9.-]*\).*/\1/p' \
+	    "$tmp/out")
+	peer=$(sed -n 's/^added  *peer  *p50  *\([0-9.-]*\).*/\1/p' \
+	    "$tmp/out")
+	ratio=$(sed -n 's/^ratio  *bouncer\/peer  *p50  *\([0-9.-]*\)  *p90  *\([0-9.-]*\).*/\1 \2/p' "$tmp/out")
+	test -n "$added" && echo "$sync $placement $added ${peer:--} ${ratio:--  -}" \
+	    >>"$tmp/summary"
 	if test "$rc" -ne 0; then
 		echo "bench: bench/latency failed ($rc); stderr of bouncer" \
 		    "and the upstream:" >&2
@@ -116,10 +146,13 @@ for run in $(for p in $BENCH_PLACEMENTS; do echo "normal:$p"; done) \
 	fi
 done
 if test -s "$tmp/summary"; then
-	echo "== added p50 of the gated tools/call (bouncer - direct, µs)"
-	while read -r sync placement added; do
-		printf '  audit.sync %-6s placement %-5s %8s\n' "$sync" \
-		    "$placement" "$added"
+	echo "== added latency of the gated tools/call (target - direct, µs);"
+	echo "   ratio: bouncer's added over the peer's, same rounds"
+	printf '  %-11s %-9s %10s %10s %9s %9s\n' "audit.sync" "placement" \
+	    "bouncer" "peer" "ratio p50" "ratio p90"
+	while read -r sync placement added peer r50 r90; do
+		printf '  %-11s %-9s %10s %10s %9s %9s\n' "$sync" \
+		    "$placement" "$added" "$peer" "$r50" "$r90"
 	done <"$tmp/summary"
 fi
 # bench/taint: taint lookups after 1 KB, 1 MB, 100 MB (DESIGN 11: <= 2x).

@@ -47,7 +47,8 @@ mkdir -p "$build/peers" "$build/inspector" || exit 1
 
 # node resolves the SDK from the script's own folder upward, so the client
 # scripts live next to their node_modules.
-for f in package.json package-lock.json mcp-call.mjs mcp-bench.mjs; do
+for f in package.json package-lock.json mcp-call.mjs mcp-bench.mjs \
+    passthrough.mjs; do
 	cp "$srcdir/peers/$f" "$build/peers/$f" || exit 1
 done
 for f in package.json package-lock.json; do
@@ -76,6 +77,7 @@ for f in \
     "$build/peers/node_modules/@modelcontextprotocol/sdk/package.json" \
     "$build/peers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js" \
     "$build/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js" \
+    "$build/peers/node_modules/@civic/passthrough-mcp-server/package.json" \
     "$build/inspector/node_modules/.bin/inspector"; do
 	test -e "$f" || die "npm finished but $f is missing"
 done
