@@ -77,6 +77,8 @@
 #define LAT_EXIT_GRACE_MS	2000	/* after stdin EOF, then after SIGTERM */
 #define LAT_PROTOCOL		"2025-11-25"
 #define LAT_TOOL		"echo"
+#define LAT_BIG_TOOL		"big"	/* -b: {bytes} -> a text of that many */
+#define LAT_BIG_MAX		(8 * 1024 * 1024)	/* -b bytes */
 #define LAT_PROCS_MAX		4096	/* processes scanned in /proc */
 
 enum target {
@@ -119,6 +121,7 @@ static int	 opt_timeout = LAT_TIMEOUT_DEFAULT;
 static int	 errfd = -1;		/* children's stderr, if not ours */
 static pid_t	 live[T_COUNT];		/* children to end if we die */
 static char	*message;		/* the echoed text */
+static long	 opt_big = -1;		/* -b: call big for this many bytes */
 static enum placement placement = P_SPLIT;
 static cpu_set_t cpu_client;		/* this program's CPU */
 static cpu_set_t cpu_server;		/* the children's, inherited by theirs */
@@ -370,9 +373,16 @@ send_call(struct child *c, long id)
 	char req[LAT_REQ_MAX];
 	int n;
 
-	n = snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":%ld,"
-	    "\"method\":\"tools/call\",\"params\":{\"name\":\"" LAT_TOOL
-	    "\",\"arguments\":{\"message\":\"%s\"}}}\n", id, message);
+	if (opt_big >= 0)
+		n = snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "%ld,\"method\":\"tools/call\",\"params\":{\"name\":\""
+		    LAT_BIG_TOOL "\",\"arguments\":{\"bytes\":%ld}}}\n", id,
+		    opt_big);
+	else
+		n = snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "%ld,\"method\":\"tools/call\",\"params\":{\"name\":\""
+		    LAT_TOOL "\",\"arguments\":{\"message\":\"%s\"}}}\n", id,
+		    message);
 	if (n < 0 || (size_t)n >= sizeof(req))
 		die("request too long");
 	write_all(c, req, (size_t)n);
@@ -394,8 +404,12 @@ call_once(struct child *c)
 	    cJSON_GetObjectItemCaseSensitive(m, "result"), "content");
 	text = cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetArrayItem(content, 0), "text");
-	if (!cJSON_IsString(text) || strcmp(text->valuestring, message) != 0)
-		die("%s: echo did not echo", target_name[c->target]);
+	if (opt_big >= 0 ? !cJSON_IsString(text) ||
+	    strlen(text->valuestring) != (size_t)opt_big :
+	    !cJSON_IsString(text) || strcmp(text->valuestring, message) != 0)
+		die("%s: %s did not answer as it should",
+		    target_name[c->target], opt_big >= 0 ? LAT_BIG_TOOL :
+		    LAT_TOOL);
 	cJSON_Delete(m);
 	return t1 - t0;
 }
@@ -434,12 +448,14 @@ session_open(struct child *c, enum target t, char *const argv[])
 	cJSON_ArrayForEach(tool, tools) {
 		name = cJSON_GetObjectItemCaseSensitive(tool, "name");
 		if (cJSON_IsString(name) &&
-		    strcmp(name->valuestring, LAT_TOOL) == 0)
+		    strcmp(name->valuestring, opt_big >= 0 ? LAT_BIG_TOOL :
+		    LAT_TOOL) == 0)
 			found = 1;
 	}
 	cJSON_Delete(m);
 	if (!found)
-		die("%s: no \"" LAT_TOOL "\" tool listed", target_name[t]);
+		die("%s: no \"%s\" tool listed", target_name[t],
+		    opt_big >= 0 ? LAT_BIG_TOOL : LAT_TOOL);
 	c->next_id = 2;
 	return t1 - t0;
 }
@@ -682,12 +698,15 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: latency [-n calls] [-w warmup] [-r rounds] [-j inflight]\n"
-	    "               [-s msglen] [-t timeout] [-e errlog] [-u upstream]\n"
+	    "               [-s msglen | -b bytes] [-t timeout] [-e errlog]\n"
+	    "               [-u upstream-command]\n"
 	    "               [-p split|one|free] [-P peer-command]\n"
 	    "               -- bouncer-monitor [monitor-args ...]\n"
 	    "  spawns UPSTREAM directly and as\n"
 	    "  `bouncer-monitor monitor-args -- UPSTREAM`; UPSTREAM defaults\n"
-	    "  to regress/mocks/mock-upstream and needs an `echo` tool.\n"
+	    "  to regress/mocks/mock-upstream and needs an `echo` tool (or,\n"
+	    "  with -b, a `big` tool answering {bytes} with that much text).\n"
+	    "  -u and -P take a command's words, split on blanks.\n"
 	    "  -e appends the children's stderr to errlog.\n"
 	    "  -p: client and server side on two CPUs (split, default), all\n"
 	    "  on one CPU (one), or where the scheduler puts them (free).\n"
@@ -702,7 +721,9 @@ main(int argc, char *argv[])
 {
 	struct child ch[T_COUNT];
 	struct stats all[T_COUNT], rs;
-	char *dargv[2], *bargv[LAT_ARGS_MAX + 4], *pargv[LAT_ARGS_MAX + 2];
+	char *dargv[LAT_ARGS_MAX + 1], *bargv[2 * LAT_ARGS_MAX + 2];
+	char *pargv[2 * LAT_ARGS_MAX + 1], *uwords = NULL;
+	int nup = 0, j;
 	char **targv[T_COUNT], *peer = NULL, *words = NULL, *w, *save;
 	char *upstream = "regress/mocks/mock-upstream";
 	double *samples[T_COUNT], *round_p50[T_COUNT], *round_p90[T_COUNT];
@@ -716,8 +737,11 @@ main(int argc, char *argv[])
 	char upexe[PATH_MAX];
 	int ch_opt, t, nargs, nproc, ntargets = T_PEER;
 
-	while ((ch_opt = getopt(argc, argv, "+e:j:n:P:p:r:s:t:u:w:")) != -1) {
+	while ((ch_opt = getopt(argc, argv, "+b:e:j:n:P:p:r:s:t:u:w:")) != -1) {
 		switch (ch_opt) {
+		case 'b':
+			opt_big = numarg(optarg, 0, LAT_BIG_MAX, ch_opt);
+			break;
 		case 'e':
 			if ((errfd = open(optarg, O_WRONLY | O_CREAT |
 			    O_APPEND | O_CLOEXEC, 0600)) == -1)
@@ -772,13 +796,25 @@ main(int argc, char *argv[])
 		message[i] = (char)('a' + i % 26);
 	message[msglen] = '\0';
 
-	dargv[0] = upstream;
-	dargv[1] = NULL;
+	/* the upstream: its command's words (-u "mock-upstream -t 100") */
+	if ((uwords = strdup(upstream)) == NULL)
+		die("out of memory");
+	for (w = strtok_r(uwords, " \t", &save); w != NULL;
+	    w = strtok_r(NULL, " \t", &save)) {
+		if (nup == LAT_ARGS_MAX)
+			die("-u: more than %d words", LAT_ARGS_MAX);
+		dargv[nup++] = w;
+	}
+	if (nup == 0)
+		die("-u: an empty command");
+	dargv[nup] = NULL;
+	upstream = dargv[0];
 	nargs = 0;
 	for (i = 0; i < argc; i++)
 		bargv[nargs++] = argv[i];
 	bargv[nargs++] = "--";
-	bargv[nargs++] = upstream;
+	for (j = 0; j < nup; j++)
+		bargv[nargs++] = dargv[j];
 	bargv[nargs] = NULL;
 	/* the peer: its command's words, then the upstream */
 	if (peer != NULL) {
@@ -793,7 +829,8 @@ main(int argc, char *argv[])
 		}
 		if (nargs == 0)
 			die("-P: an empty command");
-		pargv[nargs++] = upstream;
+		for (j = 0; j < nup; j++)
+			pargv[nargs++] = dargv[j];
 		pargv[nargs] = NULL;
 		ntargets = T_COUNT;
 	}
@@ -821,8 +858,12 @@ main(int argc, char *argv[])
 		die("out of memory");
 
 	place();
-	printf("latency: upstream %s, tool %s, %ld-byte message\n",
-	    upstream, LAT_TOOL, msglen);
+	if (opt_big >= 0)
+		printf("latency: upstream %s, tool %s, %ld-byte result\n",
+		    upstream, LAT_BIG_TOOL, opt_big);
+	else
+		printf("latency: upstream %s, tool %s, %ld-byte message\n",
+		    upstream, LAT_TOOL, msglen);
 	if (placement == P_FREE)
 		printf("latency: placement free (the scheduler's)\n");
 	else
@@ -880,8 +921,12 @@ main(int argc, char *argv[])
 		}
 		add50[r] = round_p50[T_BOUNCER][r] - round_p50[T_DIRECT][r];
 		add90[r] = round_p90[T_BOUNCER][r] - round_p90[T_DIRECT][r];
-		padd50[r] = round_p50[T_PEER][r] - round_p50[T_DIRECT][r];
-		padd90[r] = round_p90[T_PEER][r] - round_p90[T_DIRECT][r];
+		if (ntargets == T_COUNT) {
+			padd50[r] = round_p50[T_PEER][r] -
+			    round_p50[T_DIRECT][r];
+			padd90[r] = round_p90[T_PEER][r] -
+			    round_p90[T_DIRECT][r];
+		}
 	}
 	for (t = 0; t < ntargets; t++) {
 		all[t] = stats_of(samples[t], (size_t)(calls * rounds));
@@ -930,9 +975,9 @@ main(int argc, char *argv[])
 		child_close(&ch[t]);
 
 	printf("{\"placement\":\"%s\",\"calls\":%ld,\"warmup\":%ld,"
-	    "\"rounds\":%ld,\"inflight\":%ld,\"msglen\":%ld",
-	    placement_name[placement], calls, warmup, rounds, inflight,
-	    msglen);
+	    "\"rounds\":%ld,\"inflight\":%ld,\"msglen\":%ld,"
+	    "\"result_bytes\":%ld", placement_name[placement], calls, warmup,
+	    rounds, inflight, msglen, opt_big >= 0 ? opt_big : msglen);
 	for (t = 0; t < ntargets; t++)
 		printf(",\"%s\":{\"p50_us\":%.1f,\"p90_us\":%.1f,"
 		    "\"p99_us\":%.1f,\"startup_us\":%.1f,"
@@ -962,6 +1007,7 @@ main(int argc, char *argv[])
 	free(padd50);
 	free(padd90);
 	free(words);
+	free(uwords);
 	free(message);
 	return 0;
 }
