@@ -22,6 +22,7 @@
 #include "err.h"
 #include "bounds.h"
 #include "msg.h"
+#include "utf8.h"
 #include "value.h"
 #include "value-json.h"
 #include "xmalloc.h"
@@ -34,6 +35,8 @@ struct jw {
 	size_t		 n;		/* bytes staged */
 	int		 r;		/* first error */
 	int		 sorted;	/* members in key order (canonical) */
+	int		 strict;	/* refuse what the IPC codec refuses */
+	size_t		 nodes;		/* counted when strict */
 	char		 stage[JW_STAGE];
 };
 
@@ -59,6 +62,8 @@ jw_init(struct jw *w, struct buf *out)
 	w->n = 0;
 	w->r = 0;
 	w->sorted = 0;
+	w->strict = 0;
+	w->nodes = 0;
 }
 
 /* Byte order of two keys; a key that is a prefix of the other first. */
@@ -127,6 +132,13 @@ jw_string(struct jw *w, const char *s, size_t len)
 	char e[6];
 	uint8_t c;
 
+	/* value_encode()'s check_string(): no NUL, valid UTF-8 */
+	if (w->strict && w->r == 0) {
+		if (memchr(s, '\0', len) != NULL)
+			w->r = -BNC_ERR_NUL;
+		else if (!utf8_valid(s, len))
+			w->r = -BNC_ERR_BAD_UTF8;
+	}
 	jw_putc(w, '"');
 	for (i = 0; i < len; i++) {
 		c = p[i];
@@ -217,6 +229,10 @@ jw_value(struct jw *w, const struct value *v, int depth)
 		w->r = -BNC_ERR_BAD_FORMAT;
 		return;
 	}
+	if (w->strict && ++w->nodes > BNC_VALUE_NODES_MAX) {
+		w->r = -BNC_ERR_TOO_LARGE;
+		return;
+	}
 	switch (v->type) {
 	case V_NULL:
 		jw_lit(w, "null");
@@ -228,9 +244,18 @@ jw_value(struct jw *w, const struct value *v, int depth)
 			jw_lit(w, "false");
 		return;
 	case V_INT:
+		if (w->strict && (v->u.i > VALUE_INT_EXACT ||
+		    v->u.i < -VALUE_INT_EXACT)) {
+			w->r = -BNC_ERR_TOO_LARGE;
+			return;
+		}
 		jw_int(w, v->u.i);
 		return;
 	case V_DOUBLE:
+		if (w->strict && !isfinite(v->u.d)) {
+			w->r = -BNC_ERR_BAD_FORMAT;
+			return;
+		}
 		jw_double(w, v->u.d);
 		return;
 	case V_STRING:
@@ -350,13 +375,52 @@ rpc_render(struct buf *out, const struct rpc *m)
 	return rpc_out_render(out, &o);
 }
 
-int
-rpc_out_render(struct buf *out, const struct rpc_out *m)
+/*
+ * msg_rpc_out_put()'s envelope rules, for the strict form: a request has
+ * an id and a notification none, an answer's id is not absent, and the
+ * method, the error message and a string id are UTF-8 text within their
+ * caps.  The values are checked as they are rendered.
+ */
+static int
+envelope_check(const struct rpc_out *m)
+{
+	int req = m->id.type == RPC_ID_INT || m->id.type == RPC_ID_STR;
+
+	if (m->id.type == RPC_ID_STR && (m->id.s == NULL ||
+	    strlen(m->id.s) > BNC_ID_STR_MAX))
+		return -BNC_ERR_TOO_LARGE;
+	switch (m->kind) {
+	case RPC_REQUEST:
+	case RPC_NOTIFICATION:
+		if ((m->kind == RPC_REQUEST) != req ||
+		    (m->kind == RPC_NOTIFICATION && m->id.type != RPC_ID_NONE))
+			return -BNC_ERR_BAD_FORMAT;
+		if (m->method != NULL && strlen(m->method) > BNC_METHOD_MAX)
+			return -BNC_ERR_TOO_LARGE;
+		return 0;
+	case RPC_RESULT:
+		return req ? 0 : -BNC_ERR_BAD_FORMAT;
+	case RPC_ERROR:
+		if (m->id.type == RPC_ID_NONE)
+			return -BNC_ERR_BAD_FORMAT;
+		if (m->message != NULL && strlen(m->message) > BNC_ERRMSG_MAX)
+			return -BNC_ERR_TOO_LARGE;
+		return 0;
+	}
+	return -BNC_ERR_BAD_FORMAT;
+}
+
+static int
+render_rpc(struct buf *out, const struct rpc_out *m, int strict)
 {
 	struct jw w;
 	size_t saved = buf_len(out);
+	int r;
 
+	if (strict && (r = envelope_check(m)) != 0)
+		return r;
 	jw_init(&w, out);
+	w.strict = strict;
 	jw_lit(&w, "{\"jsonrpc\":\"2.0\"");
 	switch (m->kind) {
 	case RPC_REQUEST:
@@ -411,6 +475,18 @@ rpc_out_render(struct buf *out, const struct rpc_out *m)
 	}
 	jw_lit(&w, "}\n");
 	return jw_finish(&w, saved);
+}
+
+int
+rpc_out_render(struct buf *out, const struct rpc_out *m)
+{
+	return render_rpc(out, m, 0);
+}
+
+int
+rpc_out_render_strict(struct buf *out, const struct rpc_out *m)
+{
+	return render_rpc(out, m, 1);
 }
 
 /* cJSON trees, for callers that edit before printing. */

@@ -53,6 +53,18 @@ int	value_render_canonical(struct buf *out, const struct value *v);
  * out is left as it was.
  */
 int	rpc_out_render(struct buf *out, const struct rpc_out *m);
+/*
+ * The same, refusing what the IPC codec (msg_rpc_out_put) refuses: a
+ * string or key with a NUL or not UTF-8, an integer beyond
+ * VALUE_INT_EXACT, a non-finite double, more than BNC_VALUE_NODES_MAX
+ * nodes, a method, error message or string id over its cap, an id that
+ * does not fit the kind: what a message must be to cross to a worker as
+ * a frame.  For every message it accepts, the bytes are
+ * rpc_out_render()'s, which are those rpc_render() prints for the
+ * message decoded from its frame; so the monitor can render the
+ * client's lines itself and the client reads what it read before.
+ */
+int	rpc_out_render_strict(struct buf *out, const struct rpc_out *m);
 int	rpc_render(struct buf *out, const struct rpc *m);
 
 #endif /* BNC_VALUE_JSON_H */

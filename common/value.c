@@ -31,9 +31,6 @@ enum value_tag {
 	TAG_OBJECT = 7
 };
 
-/* Integers beyond this are not exact in a double, so JSON peers disagree. */
-#define VALUE_INT_EXACT	((int64_t)1 << 53)
-
 static struct value *
 value_new(enum value_type t)
 {

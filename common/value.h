@@ -16,6 +16,10 @@
 
 struct buf;
 
+/* Integers beyond this are not exact in a double, so JSON peers disagree:
+ * the codec refuses them. */
+#define VALUE_INT_EXACT	((int64_t)1 << 53)
+
 enum value_type {
 	V_NULL = 0,
 	V_BOOL = 1,

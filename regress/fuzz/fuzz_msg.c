@@ -92,19 +92,31 @@ fz_log(const uint8_t *p, size_t n)
 	buf_free(out);
 }
 
-/* What the worker does with MSG_RPC_OUT, and the monitor upstream. */
+/*
+ * What the monitor does with a decoded message: renders it for the
+ * client (strict: the bytes a worker rendered from its frame, which
+ * decoded) or for an upstream.
+ */
 static void
 render(const struct rpc *m)
 {
 	struct msg_rpc_bad bad;
+	struct rpc_out o;
 	struct rpc again;
-	struct buf *b;
+	struct buf *b, *strict;
 	const char *line;
 	size_t len;
-	int r;
+	int r, rs;
 
 	b = buf_new();
+	strict = buf_new();
 	r = rpc_render(b, m);
+	rpc_out_of(&o, m);
+	rs = rpc_out_render_strict(strict, &o);
+	FUZZ_CHECK(rs == r);
+	FUZZ_CHECK(buf_len(strict) == buf_len(b) &&
+	    memcmp(buf_ptr(strict), buf_ptr(b), buf_len(b)) == 0);
+	buf_free(strict);
 	if (r != 0) {
 		/* only a tree too deep for the envelope is refused */
 		FUZZ_CHECK(r == -BNC_ERR_TOO_DEEP);

@@ -4,7 +4,9 @@
  * Exact lines for every JSON-RPC kind, string escapes, integers that a
  * double format would spoil, shortest round-trip doubles, the depth cap,
  * rollback on every failure, byte-for-byte agreement with cJSON's printer,
- * and random trees through render -> worker parse -> value_equal.  It must
+ * random trees through render -> worker parse -> value_equal, and the
+ * monitor's strict rendering of the client's lines against a frame's
+ * round trip (the way they went before the monitor wrote them).  It must
  * never test through anything but value-json.h, parse.h and the common
  * headers.
  */
@@ -744,6 +746,206 @@ START_TEST(test_bad_messages)
 }
 END_TEST
 
+/*
+ * The monitor renders the client's lines itself (rpc_out_render_strict);
+ * they used to cross to the client worker as a frame and be rendered
+ * there (msg_rpc_out_put, msg_rpc_get, rpc_render).  Both ways give the
+ * same bytes for every message, and refuse the same ones.
+ */
+static void
+both_ways(const struct rpc *m, struct buf *direct, struct buf *framed)
+{
+	struct rpc_out o;
+	struct rpc back;
+	struct buf *f;
+	int r, rf;
+
+	ck_assert_ptr_nonnull(f = buf_new());
+	rpc_out_of(&o, m);
+	buf_reset(direct);
+	buf_reset(framed);
+	r = rpc_out_render_strict(direct, &o);
+	rf = msg_rpc_out_put(f, &o);
+	if (rf == 0) {
+		CK_R(msg_rpc_get(f, &back, BNC_MSG_MAX_HIGHEST), 0);
+		CK_R(rpc_render(framed, &back), 0);
+		msg_rpc_free(&back);
+	}
+	ck_assert_msg((r == 0) == (rf == 0), "strict render %d (%s), "
+	    "frame %d (%s)", r, bnc_err(r), rf, bnc_err(rf));
+	if (r != 0)
+		ck_assert_uint_eq(buf_len(direct), 0);
+	buf_free(f);
+}
+
+START_TEST(test_strict_same_as_frame)
+{
+	static const uint8_t kinds[] = { RPC_REQUEST, RPC_NOTIFICATION,
+	    RPC_RESULT, RPC_ERROR };
+	struct buf *d, *f;
+	struct rpc m;
+	char ids[32];
+	int i;
+
+	rng_state = 0x2545f4914f6cdd1dULL;
+	ck_assert_ptr_nonnull(d = buf_new());
+	ck_assert_ptr_nonnull(f = buf_new());
+	for (i = 0; i < 2000; i++) {
+		memset(&m, 0, sizeof(m));
+		m.kind = kinds[rng() % 4];
+		if (m.kind != RPC_NOTIFICATION) {
+			if (m.kind == RPC_ERROR && rng() % 4 == 0)
+				m.id.type = RPC_ID_NULL;
+			else if (rng() & 1) {
+				m.id.type = RPC_ID_INT;
+				m.id.n = (int64_t)(rng() % 1000000) - 1000;
+			} else {
+				snprintf(ids, sizeof(ids), "id-%d\t\"", i);
+				m.id.type = RPC_ID_STR;
+				m.id.s = ids;
+			}
+		}
+		switch (m.kind) {
+		case RPC_REQUEST:
+		case RPC_NOTIFICATION:
+			m.method = S("tools/call");
+			if (rng() & 1)
+				m.params = rand_tree(4, 0);
+			break;
+		case RPC_RESULT:
+			m.result = rand_tree(5, 0);
+			break;
+		default:
+			m.code = -32603;
+			m.message = S("Internal error: \"quoted\"\n\u00e9");
+			if (rng() & 1)
+				m.data = rand_tree(3, 0);
+			break;
+		}
+		both_ways(&m, d, f);
+		ck_assert_uint_gt(buf_len(d), 0);
+		ck_assert_msg(buf_len(d) == buf_len(f) &&
+		    memcmp(buf_ptr(d), buf_ptr(f), buf_len(d)) == 0,
+		    "message %d renders differently", i);
+		value_free(m.params);
+		value_free(m.result);
+		value_free(m.data);
+	}
+	buf_free(d);
+	buf_free(f);
+}
+END_TEST
+
+/* At BNC_VALUE_NODES_MAX nodes both ways render; one more, neither. */
+START_TEST(test_strict_nodes)
+{
+	struct buf *d, *f;
+	struct rpc m;
+	size_t i;
+
+	ck_assert_ptr_nonnull(d = buf_new());
+	ck_assert_ptr_nonnull(f = buf_new());
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_RESULT;
+	m.id.type = RPC_ID_INT;
+	m.result = value_array();
+	for (i = 1; i < BNC_VALUE_NODES_MAX; i++)
+		value_array_append(m.result, value_null());
+	both_ways(&m, d, f);
+	ck_assert_uint_gt(buf_len(d), 0);
+	ck_assert(buf_len(d) == buf_len(f) &&
+	    memcmp(buf_ptr(d), buf_ptr(f), buf_len(d)) == 0);
+	value_array_append(m.result, value_null());
+	both_ways(&m, d, f);
+	ck_assert_uint_eq(buf_len(d), 0);
+	value_free(m.result);
+	buf_free(d);
+	buf_free(f);
+}
+END_TEST
+
+/* What the codec refuses, the strict form refuses; the plain one not. */
+START_TEST(test_strict_refuses)
+{
+	static char big[BNC_ERRMSG_MAX + 2];
+	struct buf *d, *f;
+	struct rpc_out o;
+	struct rpc m;
+	size_t i;
+
+	struct {
+		const char	*what;
+		struct value	*v;
+	} bad[] = {
+		{ "bad UTF-8", value_stringn("\xc3(", 2) },
+		{ "NUL", value_stringn("a\0b", 3) },
+		{ "2^53 + 1", value_int(P53 + 1) },
+		{ "-2^53 - 1", value_int(-P53 - 1) },
+		{ "NaN", value_double(NAN) },
+		{ "infinity", value_double(INFINITY) },
+		{ "key not UTF-8", value_object() },
+	};
+
+	ck_assert_ptr_nonnull(d = buf_new());
+	ck_assert_ptr_nonnull(f = buf_new());
+	memset(big, 'm', sizeof(big) - 1);
+	value_object_put(bad[6].v, "\xff", value_null());
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&m, 0, sizeof(m));
+		m.kind = RPC_RESULT;
+		m.id.type = RPC_ID_INT;
+		m.result = value_array();
+		value_array_append(m.result, bad[i].v);
+		both_ways(&m, d, f);
+		ck_assert_msg(buf_len(d) == 0, "%s rendered", bad[i].what);
+		rpc_out_of(&o, &m);
+		CK_R(rpc_out_render(d, &o), 0);
+		buf_reset(d);
+		value_free(m.result);
+	}
+	/* at the envelope's caps, and one past */
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_ERROR;
+	m.id.type = RPC_ID_INT;
+	big[BNC_ERRMSG_MAX] = '\0';
+	m.message = big;
+	both_ways(&m, d, f);
+	ck_assert_uint_gt(buf_len(d), 0);
+	big[BNC_ERRMSG_MAX] = 'm';
+	both_ways(&m, d, f);
+	ck_assert_uint_eq(buf_len(d), 0);
+	m.message = S("x");
+	m.id.type = RPC_ID_NONE;	/* an error with no id at all */
+	both_ways(&m, d, f);
+	ck_assert_uint_eq(buf_len(d), 0);
+	m.id.type = RPC_ID_STR;
+	big[BNC_ID_STR_MAX] = '\0';
+	m.id.s = big;
+	both_ways(&m, d, f);
+	ck_assert_uint_gt(buf_len(d), 0);
+	big[BNC_ID_STR_MAX] = 'm';
+	big[BNC_ID_STR_MAX + 1] = '\0';
+	both_ways(&m, d, f);
+	ck_assert_uint_eq(buf_len(d), 0);
+	memset(&m, 0, sizeof(m));
+	m.kind = RPC_NOTIFICATION;
+	big[BNC_METHOD_MAX] = '\0';
+	m.method = big;
+	both_ways(&m, d, f);
+	ck_assert_uint_gt(buf_len(d), 0);
+	big[BNC_METHOD_MAX] = 'm';
+	big[BNC_METHOD_MAX + 1] = '\0';
+	both_ways(&m, d, f);
+	ck_assert_uint_eq(buf_len(d), 0);
+	m.method = S("m");
+	m.id.type = RPC_ID_INT;		/* a notification with an id */
+	both_ways(&m, d, f);
+	ck_assert_uint_eq(buf_len(d), 0);
+	buf_free(d);
+	buf_free(f);
+}
+END_TEST
+
 static Suite *
 render_suite(void)
 {
@@ -762,16 +964,19 @@ render_suite(void)
 	tcase_add_test(tc, test_to_cjson);
 	tcase_add_test(tc, test_roundtrip_random);
 	tcase_add_test(tc, test_same_as_cjson);
+	tcase_add_test(tc, test_strict_same_as_frame);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");
 	tcase_add_test(tc, test_depth);
 	tcase_add_test(tc, test_big_string);
 	tcase_add_test(tc, test_buffer_full);
+	tcase_add_test(tc, test_strict_nodes);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
 	tcase_add_test(tc, test_bad_messages);
+	tcase_add_test(tc, test_strict_refuses);
 	suite_add_tcase(s, tc);
 
 	return s;
