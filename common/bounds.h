@@ -87,6 +87,17 @@
 #define BNC_CHILD_FD_EXTRA	4		/* a carrier's credential */
 #define BNC_CHILD_FD_FIRST_FREE	5		/* closefrom() starts here */
 
+/* the client's stdout, which the monitor writes itself (monitor/client.c) */
+#define BNC_CLIENT_OUT_HIGH	2		/* answers waiting for the client, in
+						 * max_message: past this mark the monitor
+						 * reads no frame of the client worker,
+						 * until the queue is under half of it */
+#define BNC_CLIENT_OUT_MEM_PCT	25		/* the mark is never above this share of
+						 * the session's memory account, so the
+						 * flow stops before answers are refused */
+#define BNC_CLIENT_FLUSH_MS	2000		/* at exit, answers still queued wait this
+						 * long for the client to read them */
+
 /* a worker's stderr, a pipe the monitor reads (monitor/errpipe.c); a line
  * is cut to what fits in one BNC_LOG_LINE_MAX log line */
 #define BNC_CHILD_STDERR_LINES	20		/* lines logged per worker and window */
@@ -96,6 +107,12 @@
 #define BNC_CHILD_LOG_LINES	100		/* log frames of a worker logged per
 						 * window of BNC_CHILD_STDERR_PERIOD_S;
 						 * past it, counted as on stderr */
+#define BNC_CHILD_FRAMES_PER_READ 32		/* frames taken from one child before
+						 * the event loop turns: a child that
+						 * sends without pause cannot keep the
+						 * monitor from the others (an
+						 * upstream's answers, the client's
+						 * stdout and its flow control) */
 #define BNC_CHILD_STDERR_DRAIN	(1024 * 1024)	/* bytes read at once from a dead
 						 * worker's pipe (Linux's largest
 						 * pipe by default) */

@@ -28,8 +28,11 @@ enum bnc_msgtype {
 	MSG_INPUT_EOF	= 0x0203,	/* the worker's input closed */
 
 	/* monitor -> worker: 0x0300..0x03ff */
-	MSG_RPC_OUT	= 0x0301,	/* render this message as a line */
-	MSG_SHUTDOWN	= 0x0302,	/* flush output and exit */
+	MSG_RPC_OUT	= 0x0301,	/* retired: the monitor writes the
+					 * client's stdout itself; a worker
+					 * that gets one ends (its codec is
+					 * MSG_RPC_IN's) */
+	MSG_SHUTDOWN	= 0x0302,	/* exit now: nothing is left to do */
 
 	/* carrier -> monitor: 0x0400..0x04ff */
 	MSG_CARRIER_RESULT = 0x0401,	/* the outcome of a call or probe */
@@ -150,7 +153,7 @@ struct rpc_out {
 };
 void	rpc_out_of(struct rpc_out *, const struct rpc *);
 
-/* MSG_RPC_IN, MSG_RPC_OUT */
+/* MSG_RPC_IN (MSG_RPC_OUT had the same layout) */
 int	msg_rpc_out_put(struct buf *, const struct rpc_out *);
 int	msg_rpc_put(struct buf *, const struct rpc *);
 int	msg_rpc_get(struct buf *, struct rpc *, size_t max_message);

@@ -1,8 +1,8 @@
 /*
  * value-json.c - JSON text from value trees and JSON-RPC messages.
  *
- * The worker renders the lines the client reads and the monitor renders
- * the lines an upstream reads, so both sides print JSON the same way.
+ * The monitor renders the lines the client and each upstream read; the
+ * tests render with rpc_render() what a decoded message would print.
  * Rendering writes straight into a struct buf through a small staging
  * area: no intermediate tree, no allocation per node.  value_to_cjson()
  * is kept for callers that want to edit a cJSON tree.

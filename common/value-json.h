@@ -1,9 +1,9 @@
 /*
  * value-json.h - JSON text from value trees and JSON-RPC messages.
  *
- * Building only: shared by the worker (lines to the client) and the
- * monitor (lines to an upstream's stdin).  Nothing here ever parses JSON
- * text; the monitor must stay free of JSON parsers (STYLE rule 2).
+ * Building only: the monitor writes with it the lines its client and its
+ * upstreams read.  Nothing here ever parses JSON text; the monitor must
+ * stay free of JSON parsers (STYLE rule 2).
  */
 #ifndef BNC_VALUE_JSON_H
 #define BNC_VALUE_JSON_H
@@ -58,11 +58,11 @@ int	rpc_out_render(struct buf *out, const struct rpc_out *m);
  * string or key with a NUL or not UTF-8, an integer beyond
  * VALUE_INT_EXACT, a non-finite double, more than BNC_VALUE_NODES_MAX
  * nodes, a method, error message or string id over its cap, an id that
- * does not fit the kind: what a message must be to cross to a worker as
- * a frame.  For every message it accepts, the bytes are
- * rpc_out_render()'s, which are those rpc_render() prints for the
- * message decoded from its frame; so the monitor can render the
- * client's lines itself and the client reads what it read before.
+ * does not fit the kind.  The client's lines are rendered so: until the
+ * monitor wrote them itself, each crossed to the client worker as a
+ * frame, and what the codec refused the client never read.  For every
+ * message it accepts, the bytes are rpc_out_render()'s, which are those
+ * rpc_render() prints for the message decoded from its frame.
  */
 int	rpc_out_render_strict(struct buf *out, const struct rpc_out *m);
 int	rpc_render(struct buf *out, const struct rpc *m);

@@ -247,7 +247,8 @@ child_send_fd(struct child *ch, uint16_t type, uint32_t id,
 			close(fd);
 		return -BNC_ERR_TOO_LARGE;
 	}
-	cap = 2 * msg_type_cap(MSG_RPC_OUT, env.max_message);
+	/* twice the largest message: a whole one behind a partial one */
+	cap = 2 * msg_type_cap(MSG_RPC_IN, env.max_message);
 	if (ch->outq_bytes + buf_len(b) > cap)
 		fatal("%s is not reading its socket", ch->tag);
 	m = xcalloc(1, sizeof(*m));
@@ -290,6 +291,21 @@ child_flush_blocking(struct child *ch)
 	if (ch->wev != NULL)
 		event_del(ch->wev);
 	return 0;
+}
+
+void
+child_hold(struct child *ch, int hold)
+{
+	if (ch->held == hold)
+		return;
+	ch->held = hold;
+	if (ch->sock == -1 || ch->ev == NULL)
+		return;
+	/* level-triggered: what waits in the socket is read once re-added */
+	if (hold)
+		event_del(ch->ev);
+	else if (event_add(ch->ev, NULL) == -1)
+		fatal("%s: event_add", ch->tag);
 }
 
 void
@@ -431,12 +447,16 @@ worker_readable(evutil_socket_t fd, short what, void *arg)
 {
 	struct child *ch = arg;
 	struct frame_msg m;
-	int r;
+	int r, n = 0;
 
 	(void)fd;
 	(void)what;
-	/* A handler may shut this worker down: stop once its socket is gone. */
-	while (ch->sock != -1) {
+	/*
+	 * A handler may shut this worker down, or hold it: then stop.  What
+	 * is left past the budget is read on the loop's next turn (the
+	 * event is level-triggered).
+	 */
+	while (ch->sock != -1 && !ch->held && n < BNC_CHILD_FRAMES_PER_READ) {
 		memset(&m, 0, sizeof(m));
 		m.fd = -1;
 		r = frame_recv(ch->sock, &ch->rx, &m);
@@ -458,6 +478,7 @@ worker_readable(evutil_socket_t fd, short what, void *arg)
 			fatal("%s: unexpected file descriptor", ch->tag);
 		dispatch(ch, &m);
 		frame_msg_clear(&m);
+		n++;
 	}
 }
 

@@ -80,6 +80,7 @@ struct child {
 	struct outmsg	*outq, **outq_tail;
 	size_t		 outq_bytes;
 	int		 send_closed;	/* its end is closed: send nothing */
+	int		 held;		/* its frames are not read for now */
 	struct frame_rx	 rx;
 	unsigned	 permit;	/* CHILD_P_* it is in */
 	int		 sandbox;	/* from its hello */
@@ -134,6 +135,12 @@ int	 child_send_fd(struct child *, uint16_t type, uint32_t id,
 	    const struct buf *, int fd);
 /* Flushes the queue, waiting BNC_KILL_GRACE_MS at most: 0 or -1. */
 int	 child_flush_blocking(struct child *);
+/*
+ * hold 1: no frame of ch is read until child_hold(ch, 0); what it sends
+ * waits in its socket, and a worker that sends more waits for room
+ * (client.c: the client does not read its answers).
+ */
+void	 child_hold(struct child *ch, int hold);
 /* No more frames are read from it; its socket is closed and what was
  * queued for it dropped. */
 void	 child_close(struct child *);

@@ -7,15 +7,38 @@
  * re-checked, and a worker that sends what the protocol does not allow
  * ends the session.  The client itself only ever gets JSON-RPC errors
  * for bad requests; the session goes on.
+ *
+ * The answers, and everything else the client reads, the monitor writes
+ * to the client's stdout itself, as it writes an upstream's stdin: JSON
+ * it renders from its own typed values (value-json.c), never parses.
+ * The client worker only reads; its fd 1 is /dev/null.  What the pipe
+ * does not take at once waits in a queue charged to the session's
+ * memory; while that queue is past its mark the client worker's frames
+ * are not read, so a client that sends and never reads is held at its
+ * own pipe.  An answer is never dropped silently: one that cannot be
+ * rendered or kept becomes a short error, and when not even that fits
+ * the session ends.  A client that closed its stdout ends the session
+ * in order (EPIPE is DESIGN 10's SIGPIPE); at exit what is queued gets
+ * BNC_CLIENT_FLUSH_MS to be read.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <sys/epoll.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
 
 #include "bounds.h"
 #include "buf.h"
@@ -33,6 +56,7 @@
 #include "route.h"
 #include "surface.h"
 #include "upstream.h"
+#include "value-json.h"
 #include "value.h"
 #include "xmalloc.h"
 
@@ -52,22 +76,151 @@ client_version_supported(const char *v)
 	return 0;
 }
 
-static struct buf *out_buf;
+static struct buf *render_buf;
 static int shrinking;		/* client_send: sending the short error */
+
+/* The account follows what the queue toward the client holds. */
+static void
+out_account(struct session *s)
+{
+	size_t now = evbuffer_get_length(s->out);
+
+	if (now < s->out_mem) {
+		mem_release(&s->mem, s->out_mem - now);
+		s->out_mem = now;
+	}
+}
+
+/*
+ * Past the mark the client is not reading its answers: no more of its
+ * requests are taken (the worker waits for room on its socket, and then
+ * the client for room on its stdin) until the queue is under half of it.
+ */
+static void
+out_flow(struct session *s)
+{
+	size_t q = evbuffer_get_length(s->out);
+
+	if (!s->client.held && q > s->out_high) {
+		verbose("client: %zu bytes of answers unread; its requests "
+		    "wait", q);
+		child_hold(&s->client, 1);
+	} else if (s->client.held && q <= s->out_high / 2) {
+		verbose("client: reading its answers again");
+		child_hold(&s->client, 0);
+	}
+}
+
+/* Said once it broke: the session ends in order, from the event loop. */
+static void
+out_gone(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	session_event(arg, SEV_END);
+}
+
+/*
+ * Its stdout broke (EPIPE: the client closed it, as DESIGN 10 says of
+ * SIGPIPE; or a file that cannot grow): nothing more can reach it, so
+ * nothing more is taken from it, and the session ends in order.
+ */
+static void
+out_broken(struct session *s, int err)
+{
+	struct timeval now = { 0, 0 };
+
+	error("write to client: %s; %zu bytes of answers lost, ending the "
+	    "session", strerror(err), evbuffer_get_length(s->out));
+	evbuffer_drain(s->out, evbuffer_get_length(s->out));
+	out_account(s);
+	event_del(s->out_ev);
+	close(s->out_fd);
+	s->out_fd = -1;
+	child_hold(&s->client, 1);
+	if (event_base_once(s->base, -1, EV_TIMEOUT, out_gone, s, &now) == -1)
+		fatal("event_base_once");
+}
+
+static void
+client_writable(evutil_socket_t fd, short what, void *arg)
+{
+	struct session *s = arg;
+	int n;
+
+	(void)what;
+	while (evbuffer_get_length(s->out) > 0) {
+		if ((n = evbuffer_write(s->out, fd)) > 0)
+			continue;
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno != EAGAIN) {
+			out_broken(s, errno);
+			return;
+		}
+		out_account(s);
+		out_flow(s);
+		return;
+	}
+	out_account(s);
+	event_del(s->out_ev);
+	out_flow(s);
+}
+
+/*
+ * Writes the n bytes of one line, or queues what the pipe does not
+ * take.  0, -BNC_ERR_TOO_LARGE when nothing was written and the session
+ * has no room to keep it, -BNC_ERR_EOF when the client's stdout broke.
+ */
+static int
+out_write(struct session *s, const uint8_t *p, size_t n)
+{
+	size_t done = 0;
+	ssize_t w;
+
+	/* A file takes everything or fails: it has no "later". */
+	while (evbuffer_get_length(s->out) == 0 && done < n) {
+		if ((w = write(s->out_fd, p + done, n - done)) > 0) {
+			done += (size_t)w;
+			continue;
+		}
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1 && errno == EAGAIN && s->out_pollable)
+			break;
+		out_broken(s, w == -1 ? errno : EIO);
+		return -BNC_ERR_EOF;
+	}
+	if (done == n)
+		return 0;
+	/* what waits is the session's; part of a line must follow, though */
+	if (done == 0 && mem_charge(&s->mem, n) != 0)
+		return -BNC_ERR_TOO_LARGE;
+	if (done > 0)
+		mem_force(&s->mem, n - done);
+	s->out_mem += n - done;
+	if (evbuffer_add(s->out, p + done, n - done) == -1)
+		fatal("client: evbuffer_add");
+	if (event_add(s->out_ev, NULL) == -1)
+		fatal("client: event_add");
+	out_flow(s);
+	return 0;
+}
 
 void
 client_send(struct session *s, const struct rpc_out *m)
 {
-	int r;
+	int r, answer = m->kind == RPC_RESULT || m->kind == RPC_ERROR;
 
-	if (s->client.sock == -1)
+	if (s->out_fd == -1)
 		return;
-	if (out_buf == NULL)
-		out_buf = buf_new();
-	buf_reset(out_buf);
-	if ((r = msg_rpc_out_put(out_buf, m)) != 0) {
-		/* Too big or too deep for the wire: say so, lose nothing. */
-		if (m->kind == RPC_RESULT || m->kind == RPC_ERROR) {
+	if (render_buf == NULL)
+		render_buf = buf_new();
+	buf_reset(render_buf);
+	buf_set_max(render_buf, BNC_RENDER_FACTOR * s->cfg->max_message);
+	if ((r = rpc_out_render_strict(render_buf, m)) != 0) {
+		/* Too big or too deep for the client: say so, lose nothing. */
+		if (answer) {
 			error_r(r, "answer for the client cannot be encoded");
 			client_send_error(s, &m->id, -32603,
 			    "Internal error: answer too large or too deep");
@@ -75,17 +228,22 @@ client_send(struct session *s, const struct rpc_out *m)
 			error_r(r, "%s for the client dropped", m->method);
 		return;
 	}
-	if (child_send(&s->client, MSG_RPC_OUT, out_buf) == 0)
+	if ((r = out_write(s, buf_ptr(render_buf), buf_len(render_buf))) !=
+	    -BNC_ERR_TOO_LARGE)
 		return;
 	/*
 	 * The client is behind and the session's memory has no room for
 	 * this: an answer becomes a short error, which still owes it one;
 	 * when not even that fits, the client is not reading.
 	 */
-	if ((m->kind == RPC_RESULT || m->kind == RPC_ERROR) && shrinking)
-		fatal("%s is not reading its socket, and the session's "
-		    "memory is full", s->client.tag);
-	if (m->kind == RPC_RESULT || m->kind == RPC_ERROR) {
+	if (answer && shrinking) {
+		/* nothing of it is owed a flush at exit */
+		evbuffer_drain(s->out, evbuffer_get_length(s->out));
+		out_account(s);
+		fatal("the client is not reading its answers, and the "
+		    "session's memory is full");
+	}
+	if (answer) {
 		error("answer for the client dropped: %s", MEM_FULL_REASON);
 		shrinking = 1;
 		client_send_error(s, &m->id, -32603, "Internal error: the "
@@ -95,6 +253,82 @@ client_send(struct session *s, const struct rpc_out *m)
 	} else
 		error("%s for the client dropped: %s", m->method,
 		    MEM_FULL_REASON);
+}
+
+/* epoll refuses plain files and /dev/null: those are written without it. */
+static int
+fd_pollable(int fd)
+{
+	struct epoll_event ev;
+	int ep, ok;
+
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
+		fatal("epoll_create1: %s", strerror(errno));
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLOUT;
+	ok = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0;
+	close(ep);
+	return ok;
+}
+
+void
+client_output_init(struct session *s, int fd)
+{
+	int fl;
+
+	s->out_fd = fd;
+	if ((fl = fcntl(fd, F_GETFL)) == -1 ||
+	    fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1)
+		fatal("client stdout: fcntl: %s", strerror(errno));
+	s->out_pollable = fd_pollable(fd);
+	s->out_high = BNC_CLIENT_OUT_HIGH * s->cfg->max_message;
+	if (s->out_high > s->mem.cap / 100 * BNC_CLIENT_OUT_MEM_PCT)
+		s->out_high = s->mem.cap / 100 * BNC_CLIENT_OUT_MEM_PCT;
+	s->out = evbuffer_new();
+	s->out_ev = event_new(s->base, s->out_pollable ? fd : -1,
+	    s->out_pollable ? EV_WRITE | EV_PERSIST : 0, client_writable, s);
+	if (s->out == NULL || s->out_ev == NULL)
+		fatal("client stdout: event set-up");
+}
+
+/*
+ * At exit, on every path (cleanup_exit() too): what is still queued
+ * gets BNC_CLIENT_FLUSH_MS to be read, so that a client that stops
+ * reading cannot hold the exit.  Never calls fatal().
+ */
+void
+client_flush(struct session *s)
+{
+	struct timespec t0, t;
+	struct pollfd pfd;
+	long left;
+	int n;
+
+	if (s->out == NULL || s->out_fd == -1)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (evbuffer_get_length(s->out) > 0) {
+		if ((n = evbuffer_write(s->out, s->out_fd)) > 0)
+			continue;
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n != -1 || errno != EAGAIN)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = BNC_CLIENT_FLUSH_MS - ((t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0)
+			break;
+		pfd.fd = s->out_fd;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, (int)left) == -1 && errno != EINTR)
+			break;
+	}
+	if (evbuffer_get_length(s->out) > 0)
+		error("client: %zu bytes of answers not read in %d ms; lost",
+		    evbuffer_get_length(s->out), BNC_CLIENT_FLUSH_MS);
+	evbuffer_drain(s->out, evbuffer_get_length(s->out));
+	out_account(s);
 }
 
 void

@@ -3,9 +3,10 @@
  *
  * The monitor holds the session's state and every decision; it parses
  * no JSON from a client, an upstream or a web API (DESIGN 2).  It execs
- * a sandboxed worker for the client's stdio and one for each upstream's
- * stdout, writes the upstreams' stdin itself, and ends the session —
- * children reaped, exit non-zero — when a child breaks protocol.
+ * a sandboxed worker for the client's stdin and one for each upstream's
+ * stdout, writes the client's stdout and the upstreams' stdin itself,
+ * and ends the session — children reaped, exit non-zero — when a child
+ * breaks protocol.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -87,6 +88,8 @@ cleanup_exit(int code)
 		while (!child_all_exited())
 			child_reap_wait();
 		child_stderr_close();
+		/* the answers it still owes the client, if it reads them */
+		client_flush(s);
 	}
 	_exit(code);
 }
@@ -282,7 +285,7 @@ main(int argc, char **argv)
 	struct child_env cenv;
 	uint8_t rnd[16];
 	char err[1024], *defpath = NULL, cwd[BNC_PATH_MAX];
-	int ch, test = 0, credaudit = 0, r;
+	int ch, test = 0, credaudit = 0, r, out;
 	size_t i, tcap;
 
 	log_init("bouncer-monitor", level);
@@ -295,6 +298,7 @@ main(int argc, char **argv)
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
 		fatal("prctl(PR_SET_DUMPABLE): %s", strerror(errno));
 	memset(&sess, 0, sizeof(sess));
+	sess.out_fd = -1;
 	while ((ch = getopt(argc, argv, "+dtvCc:f:P:n:u:")) != -1) {
 		switch (ch) {
 		case 'd':
@@ -486,10 +490,20 @@ main(int argc, char **argv)
 	cenv.mem = &sess.mem;
 	child_setup(&cenv);
 	client_worker_init(&sess);
+	/*
+	 * The client's stdout is ours to write (client.c), on a descriptor
+	 * of its own that no child inherits; fd 1 becomes /dev/null, so
+	 * nothing but the lines client.c renders can reach the client.
+	 */
+	if ((out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC,
+	    BNC_CHILD_FD_FIRST_FREE)) == -1)
+		fatal("client stdout: %s", strerror(errno));
+	client_output_init(&sess, out);
+	/* the worker reads the client; its fd 1 is /dev/null, as an
+	 * upstream worker's is */
 	if ((r = child_spawn_worker(&sess.client, ROLE_WORKER_CLIENT, NULL,
-	    STDIN_FILENO, STDOUT_FILENO)) != 0)
+	    STDIN_FILENO, SPAWN_DEVNULL)) != 0)
 		fatal_r(r, "cannot start the client worker");
-	/* stdout is the client's MCP channel: nothing of ours may reach it. */
 	stdio_to_devnull();
 
 	sess.nups = cfg.nups;
@@ -511,6 +525,7 @@ main(int argc, char **argv)
 	verbose("started %zu upstream(s)", sess.nups);
 
 	event_base_dispatch(sess.base);
+	client_flush(&sess);
 	verbose("session memory: at most %zu of %zu bytes held, besides the "
 	    "taint index", sess.mem.peak, sess.mem.cap);
 	child_stderr_close();

@@ -60,6 +60,14 @@ struct session {
 	size_t			 nqueued;
 	size_t			 queued_mem;	/* charged for them */
 	int			 client_initialized;
+	/* its stdout, which the monitor writes (client.c) */
+	int			 out_fd;	/* -1: none, or it broke */
+	int			 out_pollable;	/* else a file: never waits */
+	struct evbuffer		*out;		/* lines not yet written */
+	struct event		*out_ev;	/* writable, while queued */
+	size_t			 out_mem;	/* charged for what out holds */
+	size_t			 out_high;	/* past it the client worker is
+						 * held; under half, released */
 	/* relayed upstream -> client requests */
 	struct relay		*relays;
 	size_t			 nrelays;

@@ -110,7 +110,9 @@ session_worker_exited(struct session *s, struct child *ch, int st)
 
 /*
  * Once every upstream is gone and its worker has read all it wrote, let
- * the workers go, client last: its socket still carries their answers.
+ * the workers go.  The answers are the monitor's own to write: once the
+ * loop ends, monitor.c gives the client BNC_CLIENT_FLUSH_MS to read what
+ * still waits for it (client_flush).
  */
 static void
 closing_progress(struct session *s)

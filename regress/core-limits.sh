@@ -66,8 +66,10 @@ lib=$TESTDIR/libexec-liar
 mkdir -m 755 "$lib"
 # 30 000 bytes of U+0001 fit a 64 KiB frame; as JSON they are 180 000,
 # over twice max_message: no honest worker could have sent them.
-printf '#!/bin/sh\nEVIL_CTRL=30000 exec "%s" ctrlbytes "%s" client "$@"\n' \
-    "$EVIL" "$WORKER" >"$lib/bouncer-worker"
+# It reads the answers, which only the client sees, from a copy.
+: >"$TESTDIR/client.out"
+printf '#!/bin/sh\nEVIL_ANSWERS="%s" EVIL_CTRL=30000 exec "%s" ctrlbytes "%s" client "$@"\n' \
+    "$TESTDIR/client.out" "$EVIL" "$WORKER" >"$lib/bouncer-worker"
 chmod 755 "$lib/bouncer-worker"
 write_config "$TESTDIR/bouncer.yaml" <<YAML
 max_message: 65536
@@ -75,6 +77,8 @@ upstreams:
   up2: { command: "$MOCK", args: [-l, "$TESTDIR/up2.log"] }
 YAML
 BOUNCER_LIBEXEC=$lib start_monitor -f "$TESTDIR/bouncer.yaml"
+exec {copy}< <(exec tee -a "$TESTDIR/client.out" <&"$MON_OUT")
+exec {MON_OUT}<&- {MON_OUT}<&"$copy" {copy}<&-
 expect_line '.id == 0 and .result.serverInfo.name == "bouncer"' \
     "$TEST_START_TIMEOUT"
 expect_line "$(f_error 1 -32603) and (.error.message |

@@ -39,8 +39,12 @@ sandbox_disabled && WRITTEN=$((WRITTEN + 1))
 # --- a hijacked client worker ----------------------------------------
 dir=$TESTDIR/libexec-stderr
 mkdir -m 755 "$dir"
-printf '#!/bin/sh\nEVIL_CALLS="%s" exec "%s" stderr "%s" client "$@"\n' \
-    'echo:message=after the flood' "$EVIL" "$WORKER" >"$dir/bouncer-worker"
+# (it reads what the monitor writes to the client from a copy of the
+# monitor's stdout: a worker never sees it)
+: >"$TESTDIR/client.out"
+printf '#!/bin/sh\nEVIL_ANSWERS="%s" EVIL_CALLS="%s" exec "%s" stderr "%s" client "$@"\n' \
+    "$TESTDIR/client.out" 'echo:message=after the flood' "$EVIL" \
+    "$WORKER" >"$dir/bouncer-worker"
 chmod 755 "$dir/bouncer-worker"
 # The client's log is a pipe, as MCP clients give their servers, and
 # not a file: a sandboxed worker (RLIMIT_FSIZE 0) that writes to a
@@ -52,6 +56,7 @@ cat_pid=$!
 exec {hold}<>"$fifo"
 MONLOG=$fifo BOUNCER_LIBEXEC=$dir start_monitor -- "$MOCK" \
     -l "$TESTDIR/mock.log"
+cat <&"$MON_OUT" >>"$TESTDIR/client.out" &
 wait_monitor 20
 exec {hold}>&-
 wait "$cat_pid"

@@ -3,17 +3,21 @@
  *
  *   bouncer-worker -r client|upstream [-n NAME] -m MAX_MESSAGE [-d LEVEL]
  *
- * The client worker reads the MCP client's stdin and writes its stdout;
- * an upstream worker reads one upstream server's stdout (its fd 1 is
- * /dev/null).  Each line becomes a typed MSG_RPC_IN or MSG_RPC_BAD frame
- * on fd 3, the monitor's socket; the client worker renders MSG_RPC_OUT
- * frames as lines.  After set-up the process is sandboxed (DESIGN 2):
- * a parser bug gives an attacker a process that can only talk to the
- * monitor, which re-validates everything it is told.
+ * The client worker reads the MCP client's stdin; an upstream worker
+ * reads one upstream server's stdout.  Each line becomes a typed
+ * MSG_RPC_IN or MSG_RPC_BAD frame on fd 3, the monitor's socket.  Both
+ * only read: the monitor writes the client's stdout and the upstreams'
+ * stdin itself, and fd 1 is /dev/null in either role, so a worker never
+ * sees an answer and never writes a line anyone reads.  When the monitor
+ * stops taking frames (its client is not reading its answers), a send
+ * waits for room, and so the peer waits for room on its pipe.  After
+ * set-up the process is sandboxed (DESIGN 2): a parser bug gives an
+ * attacker a process that can only talk to the monitor, which
+ * re-validates everything it is told.
  *
  * This process must never hold a descriptor other than 0-3 and its event
- * loop's, never write anything but JSON-RPC lines to fd 1, and never
- * decide anything: it describes lines, the monitor judges them.
+ * loop's, never write to fd 1, and never decide anything: it describes
+ * lines, the monitor judges them.
  */
 #include <sys/types.h>
 #include <sys/epoll.h>
@@ -41,18 +45,7 @@
 #include "parse.h"
 #include "sandbox.h"
 #include "value.h"
-#include "value-json.h"
 #include "xmalloc.h"
-
-/*
- * Flow control, in multiples of max_message of unwritten output: above
- * IN the client is not reading its answers, so we stop reading its
- * requests; above CHAN we also stop taking frames from the monitor,
- * until the output is back under IN.  CAP bounds the buffer outright.
- */
-#define WORKER_OUT_IN		2
-#define WORKER_OUT_CHAN		4
-#define WORKER_OUT_CAP		8
 
 /*
  * Descriptors probed for the sandbox's RLIMIT_NOFILE: after closefrom()
@@ -69,22 +62,15 @@
 struct worker {
 	struct event_base	*base;
 	struct event		*ev_in;		/* fd 0 readable, or a kick */
-	struct event		*ev_out;	/* fd 1 writable */
 	struct event		*ev_chan;	/* fd 3 readable */
 	struct lines		*lines;
 	struct idscan		 idscan;	/* of the over-long line */
-	struct buf		*out;		/* lines not yet written */
 	struct buf		*msg;		/* frame payload scratch */
 	struct frame_rx		 rx;
 	size_t			 max_message;
 	int			 role;		/* enum bnc_role */
 	int			 in_pollable;	/* else a plain file: kick */
-	int			 out_pollable;
-	int			 in_paused;
-	int			 chan_paused;
 	int			 in_done;	/* MSG_INPUT_EOF sent */
-	int			 shutdown;	/* MSG_SHUTDOWN received */
-	int			 out_broken;	/* the client closed fd 1 */
 	uint32_t		 seq;		/* id of the next frame */
 };
 
@@ -179,60 +165,6 @@ libevent_fatal(int err)
 	fatal("libevent fatal error %d", err);
 }
 
-/* Output to the client */
-
-static void update_flow(struct worker *);
-
-static void
-out_flush(struct worker *w)
-{
-	ssize_t n;
-
-	while (buf_len(w->out) > 0) {
-		n = write(STDOUT_FILENO, buf_ptr(w->out), buf_len(w->out));
-		if (n > 0) {
-			buf_consume(w->out, (size_t)n);
-			continue;
-		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			if (w->out_pollable && !event_pending(w->ev_out,
-			    EV_WRITE, NULL))
-				event_add(w->ev_out, NULL);
-			return;
-		}
-		/*
-		 * The client closed its end: nobody will read this.  EFBIG:
-		 * fd 1 is a regular file, which RLIMIT_FSIZE 0 forbids.
-		 */
-		if (n == -1 && errno == EFBIG)
-			error("write to client: stdout is a regular file, "
-			    "which the sandbox may not grow; output discarded");
-		else
-			error("write to client: %s; output discarded",
-			    n == -1 ? strerror(errno) : "no progress");
-		w->out_broken = 1;
-		buf_reset(w->out);
-	}
-	w->out = buf_trim(w->out);
-	if (w->out_pollable)
-		event_del(w->ev_out);
-	if (w->shutdown)
-		exit(0);
-}
-
-static void
-out_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct worker *w = arg;
-
-	(void)fd;
-	(void)what;
-	out_flush(w);
-	update_flow(w);
-}
-
 /* Input from the peer */
 
 static void
@@ -242,32 +174,6 @@ kick_input(struct worker *w)
 		event_add(w->ev_in, NULL);
 	else
 		event_active(w->ev_in, EV_READ, 0);
-}
-
-static void
-update_flow(struct worker *w)
-{
-	size_t pending = buf_len(w->out), max = w->max_message;
-	int want;
-
-	want = !w->shutdown && pending <= WORKER_OUT_IN * max;
-	if (!w->in_done && want && w->in_paused) {
-		w->in_paused = 0;
-		kick_input(w);
-	} else if (!w->in_done && !want && !w->in_paused) {
-		w->in_paused = 1;
-		event_del(w->ev_in);
-	}
-
-	if (w->shutdown)
-		return;
-	if (w->chan_paused && pending <= WORKER_OUT_IN * max) {
-		w->chan_paused = 0;
-		event_add(w->ev_chan, NULL);
-	} else if (!w->chan_paused && pending > WORKER_OUT_CHAN * max) {
-		w->chan_paused = 1;
-		event_del(w->ev_chan);
-	}
 }
 
 static void
@@ -373,7 +279,7 @@ in_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (w->in_done || w->in_paused || w->shutdown)
+	if (w->in_done)
 		return;
 	r = lines_read(w->lines, STDIN_FILENO);
 	if (r == -BNC_ERR_AGAIN)
@@ -386,40 +292,35 @@ in_cb(evutil_socket_t fd, short what, void *arg)
 	handle_lines(w);
 	if (r <= 0)
 		input_done(w);
-	update_flow(w);
-	if (!w->in_pollable && !w->in_done && !w->in_paused)
+	if (!w->in_pollable && !w->in_done)
 		event_active(w->ev_in, EV_READ, 0);
 }
 
 /* Frames from the monitor */
 
+/*
+ * MSG_SHUTDOWN is the one frame a worker takes: it has nothing to flush,
+ * and goes.  MSG_RPC_OUT is no longer sent to any worker (the monitor
+ * writes the client's stdout itself): one that arrives is a monitor
+ * broken or impersonated, and the worker stops.
+ */
 static void
 handle_frame(struct worker *w, struct frame_msg *fm)
 {
-	struct rpc rpc;
 	int r;
 
+	(void)w;
 	if (fm->fd != -1)
 		fatal("%s frame carries a descriptor", msg_type_name(fm->type));
 	switch (fm->type) {
-	case MSG_RPC_OUT:
-		if (w->role != ROLE_WORKER_CLIENT)
-			fatal("rpc-out sent to an upstream worker");
-		if ((r = msg_rpc_get(fm->payload, &rpc, w->max_message)) != 0)
-			fatal_r(r, "decode rpc-out");
-		if (!w->out_broken && (r = rpc_render(w->out, &rpc)) != 0)
-			fatal_r(r, "render rpc-out (%zu bytes unwritten)",
-			    buf_len(w->out));
-		msg_rpc_free(&rpc);
-		break;
 	case MSG_SHUTDOWN:
 		if ((r = msg_empty_get(fm->payload)) != 0)
 			fatal_r(r, "decode shutdown");
 		debug("shutdown");
-		w->shutdown = 1;
-		event_del(w->ev_in);
-		event_del(w->ev_chan);
-		break;
+		exit(0);
+	case MSG_RPC_OUT:
+		fatal("rpc-out sent to a worker: the monitor writes the "
+		    "client's output itself");
 	default:
 		fatal("unexpected %s frame", msg_type_name(fm->type));
 	}
@@ -434,7 +335,7 @@ chan_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	while (!w->shutdown && !w->chan_paused) {
+	for (;;) {
 		memset(&fm, 0, sizeof(fm));
 		fm.fd = -1;
 		r = frame_recv(BNC_CHILD_FD, &w->rx, &fm);
@@ -453,10 +354,7 @@ chan_cb(evutil_socket_t fd, short what, void *arg)
 			continue;
 		handle_frame(w, &fm);
 		frame_msg_clear(&fm);
-		update_flow(w);
 	}
-	out_flush(w);
-	update_flow(w);
 }
 
 /* Set-up */
@@ -625,7 +523,8 @@ main(int argc, char **argv)
 	pid_t pid;
 	int ch, r;
 
-	/* A closed or unwritable stdout is an error to report, not a death. */
+	/* A closed stderr is an error to report, not a death (frames go with
+	 * MSG_NOSIGNAL); fd 1 is /dev/null, and no file is ever grown. */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
 	log_init("worker", LOG_LEVEL_INFO);
@@ -680,12 +579,9 @@ main(int argc, char **argv)
 	check_channel();
 	closefrom(BNC_CHILD_FD + 1);
 	if (set_nonblock(STDIN_FILENO) == -1 ||
-	    set_nonblock(BNC_CHILD_FD) == -1 ||
-	    (w.role == ROLE_WORKER_CLIENT && set_nonblock(STDOUT_FILENO) == -1))
+	    set_nonblock(BNC_CHILD_FD) == -1)
 		fatal("fcntl O_NONBLOCK: %s", strerror(errno));
 	w.in_pollable = fd_pollable(STDIN_FILENO);
-	w.out_pollable = w.role == ROLE_WORKER_CLIENT ?
-	    fd_pollable(STDOUT_FILENO) : 0;
 	pid = getpid();
 
 	parse_init();
@@ -695,16 +591,12 @@ main(int argc, char **argv)
 	w.base = make_base();
 	w.ev_in = event_new(w.base, w.in_pollable ? STDIN_FILENO : -1,
 	    w.in_pollable ? EV_READ | EV_PERSIST : 0, in_cb, &w);
-	w.ev_out = event_new(w.base, w.out_pollable ? STDOUT_FILENO : -1,
-	    w.out_pollable ? EV_WRITE | EV_PERSIST : 0, out_cb, &w);
 	w.ev_chan = event_new(w.base, BNC_CHILD_FD, EV_READ | EV_PERSIST,
 	    chan_cb, &w);
-	if (w.ev_in == NULL || w.ev_out == NULL || w.ev_chan == NULL)
+	if (w.ev_in == NULL || w.ev_chan == NULL)
 		fatal("event_new failed");
 	w.lines = lines_new(w.max_message);
 	lines_on_drop(w.lines, scan_dropped, &w);
-	w.out = buf_new();
-	buf_set_max(w.out, WORKER_OUT_CAP * w.max_message);
 	w.msg = buf_new();
 	frame_rx_init(&w.rx, MSG_DIR_MONITOR_TO_WORKER, w.max_message);
 

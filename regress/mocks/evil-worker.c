@@ -28,6 +28,14 @@
  * "eofthen" says its input ended and then sends a request anyway.
  * "ctrlbytes" (client role, regress/core-limits.sh) sends a call whose
  * JSON toward the upstream would be six times its frame.
+ *
+ * A worker never sees the answers: the monitor writes the client's
+ * stdout itself, and a worker's fd 1 is /dev/null.  The modes that play
+ * a client on their own and must react to what the monitor says
+ * ("approve", "stderr", "ctrlbytes") read it from EVIL_ANSWERS, a copy of the
+ * monitor's stdout the scenario keeps: a worker with a colluding client
+ * application, the worst case.  The others send blind and let the
+ * scenario read the answers.
  * "logflood" (client role, regress/worker-logflood.sh) floods the log
  * channel with terminal controls.
  * "flood" (client role, regress/session-memory.sh) sends calls faster
@@ -45,6 +53,7 @@
 
 #include <netinet/in.h>
 
+#include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -191,6 +200,70 @@ call_params(const char *tool, const char *key, const char *val)
 
 static void	play_client(struct buf *) __attribute__((noreturn));
 
+/* EVIL_ANSWERS, opened before any sandbox; -1 until then. */
+static int answers_fd = -1;
+
+static void
+open_answers(void)
+{
+	const char *path = getenv("EVIL_ANSWERS");
+
+	if (path == NULL || (answers_fd = open(path, O_RDONLY)) == -1)
+		_exit(2);
+}
+
+/* The monitor hung up (the session ended): so do we. */
+static void
+hangup_check(int wait_ms)
+{
+	struct pollfd pfd = { BNC_CHILD_FD, POLLIN, 0 };
+	static char rec[BNC_FRAME_MAX];
+
+	if (poll(&pfd, 1, wait_ms) <= 0)
+		return;
+	/* a record (its shutdown) is dropped; none at all is the end */
+	if (read(BNC_CHILD_FD, rec, sizeof(rec)) <= 0)
+		_exit(0);
+}
+
+/*
+ * The next line the client read, parsed: EVIL_ANSWERS grows as the
+ * scenario copies the monitor's stdout into it.
+ */
+static cJSON *
+next_answer(void)
+{
+	static char line[1024 * 1024];
+	static size_t len;
+	cJSON *j;
+	char *nl;
+	size_t k;
+	ssize_t n;
+
+	for (;;) {
+		if ((nl = memchr(line, '\n', len)) != NULL) {
+			*nl = '\0';
+			j = cJSON_Parse(line);
+			k = (size_t)(nl + 1 - line);
+			memmove(line, nl + 1, len - k);
+			len -= k;
+			if (j != NULL)
+				return j;
+			continue;
+		}
+		if (len == sizeof(line) - 1)
+			_exit(2);
+		if ((n = read(answers_fd, line + len,
+		    sizeof(line) - 1 - len)) > 0) {
+			len += (size_t)n;
+			continue;
+		}
+		if (n == -1)
+			_exit(2);
+		hangup_check(20);
+	}
+}
+
 /*
  * "approve": a client worker hijacked by the bytes it parses.  It needs
  * no client at all: it declares elicitation on its own, calls the tools
@@ -201,6 +274,7 @@ static void	play_client(struct buf *) __attribute__((noreturn));
 static void
 approve(struct buf *b, int nrole)
 {
+	open_answers();
 	hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
 	send_msg(MSG_HELLO, b, -1);
 	play_client(b);
@@ -210,13 +284,12 @@ approve(struct buf *b, int nrole)
 static void
 play_client(struct buf *b)
 {
-	struct frame_rx rx;
-	struct frame_msg fm;
 	struct value *p, *caps, *r;
-	struct rpc m;
+	const cJSON *id, *method;
+	cJSON *j;
 	char *calls, *c, *tool, *kv, *eq;
-	int64_t id = 1;
-	int left = 0, got;
+	int64_t next = 1;
+	int left = 0, answer;
 
 	caps = value_object();
 	value_object_put(caps, "elicitation", value_object());
@@ -225,20 +298,14 @@ play_client(struct buf *b)
 	value_object_put(p, "capabilities", caps);
 	value_object_put(p, "clientInfo", value_object());
 	send_rpc(b, RPC_REQUEST, 0, "initialize", p, NULL);
-	frame_rx_init(&rx, MSG_DIR_MONITOR_TO_WORKER, BNC_MSG_MAX_DEFAULT);
 	for (;;) {
-		if ((got = frame_recv(BNC_CHILD_FD, &rx, &fm)) == 0 ||
-		    got == -BNC_ERR_AGAIN)
-			continue;
-		if (got < 0)
-			_exit(got == -BNC_ERR_EOF ? 0 : 2);
-		if (fm.type != MSG_RPC_OUT ||
-		    msg_rpc_get(fm.payload, &m, BNC_MSG_MAX_DEFAULT) != 0) {
-			frame_msg_clear(&fm);
-			continue;	/* a shutdown: it ends below */
-		}
-		if (m.kind == RPC_RESULT && m.id.type == RPC_ID_INT &&
-		    m.id.n == 0) {
+		j = next_answer();
+		id = cJSON_GetObjectItemCaseSensitive(j, "id");
+		method = cJSON_GetObjectItemCaseSensitive(j, "method");
+		answer = cJSON_GetObjectItemCaseSensitive(j, "result") !=
+		    NULL || cJSON_GetObjectItemCaseSensitive(j, "error") !=
+		    NULL;
+		if (answer && cJSON_IsNumber(id) && id->valuedouble == 0) {
 			send_rpc(b, RPC_NOTIFICATION, 0,
 			    "notifications/initialized", NULL, NULL);
 			calls = strdup(getenv("EVIL_CALLS") != NULL ?
@@ -249,49 +316,72 @@ play_client(struct buf *b)
 					continue;
 				*kv++ = '\0';
 				*eq++ = '\0';
-				send_rpc(b, RPC_REQUEST, id++, "tools/call",
+				send_rpc(b, RPC_REQUEST, next++, "tools/call",
 				    call_params(tool, kv, eq), NULL);
 				left++;
 			}
 			free(calls);
-		} else if (m.kind == RPC_REQUEST && m.method != NULL &&
-		    strcmp(m.method, "elicitation/create") == 0) {
+		} else if (cJSON_IsString(method) && cJSON_IsNumber(id) &&
+		    strcmp(method->valuestring, "elicitation/create") == 0) {
 			r = value_object();
 			value_object_put(r, "action", value_string("accept"));
-			send_rpc(b, RPC_RESULT, m.id.n, NULL, NULL, r);
-		} else if ((m.kind == RPC_RESULT || m.kind == RPC_ERROR) &&
-		    m.id.type == RPC_ID_INT && m.id.n > 0 && --left == 0) {
+			send_rpc(b, RPC_RESULT, (int64_t)id->valuedouble, NULL,
+			    NULL, r);
+		} else if (answer && cJSON_IsNumber(id) &&
+		    id->valuedouble > 0 && --left == 0) {
 			/* every call answered: the "client" is done */
 			buf_reset(b);
 			msg_empty_put(b);
 			send_msg(MSG_INPUT_EOF, b, -1);
+			cJSON_Delete(j);
+			for (;;)
+				hangup_check(-1);
 		}
-		msg_rpc_free(&m);
-		frame_msg_clear(&fm);
+		cJSON_Delete(j);
 	}
+}
+
+/*
+ * The next answer the client read, whatever came before it; its id, or
+ * -1 for an id that is not an integer.
+ */
+static int64_t
+next_answer_id(void)
+{
+	const cJSON *id;
+	cJSON *j;
+	int64_t n = -1;
+
+	for (;;) {
+		j = next_answer();
+		if (cJSON_GetObjectItemCaseSensitive(j, "method") == NULL)
+			break;
+		cJSON_Delete(j);
+	}
+	id = cJSON_GetObjectItemCaseSensitive(j, "id");
+	if (cJSON_IsNumber(id))
+		n = (int64_t)id->valuedouble;
+	cJSON_Delete(j);
+	return n;
 }
 
 /*
  * "ctrlbytes": a client worker that builds what no JSON of max_message
  * bytes could carry: a tools/call of echo whose message is EVIL_CTRL
  * bytes of U+0001, each of which the monitor must write as \u0001, six
- * bytes, toward the upstream.  Then a ping.  Every answer goes to its
- * stdout as the real worker would write it, so the scenario reads them;
- * after the ping's answer its input "ends".
+ * bytes, toward the upstream.  Then a ping; after the ping's answer its
+ * input "ends".  It reads the answers from EVIL_ANSWERS, so that it
+ * calls only once initialize is answered.
  */
 static void
 ctrl_client(struct buf *b, int nrole)
 {
-	struct frame_rx rx;
-	struct frame_msg fm;
 	struct value *p, *args;
-	struct buf *out = buf_new();
-	struct rpc m;
 	const char *n = getenv("EVIL_CTRL");
 	size_t len = n != NULL ? strtoul(n, NULL, 10) : 0;
 	char *msg;
-	int got;
 
+	open_answers();
 	hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
 	send_msg(MSG_HELLO, b, -1);
 	p = value_object();
@@ -299,90 +389,29 @@ ctrl_client(struct buf *b, int nrole)
 	value_object_put(p, "capabilities", value_object());
 	value_object_put(p, "clientInfo", value_object());
 	send_rpc(b, RPC_REQUEST, 0, "initialize", p, NULL);
-	frame_rx_init(&rx, MSG_DIR_MONITOR_TO_WORKER, BNC_MSG_MAX_DEFAULT);
-	for (;;) {
-		if ((got = frame_recv(BNC_CHILD_FD, &rx, &fm)) == 0 ||
-		    got == -BNC_ERR_AGAIN)
-			continue;
-		if (got < 0)
-			_exit(got == -BNC_ERR_EOF ? 0 : 2);
-		if (fm.type != MSG_RPC_OUT ||
-		    msg_rpc_get(fm.payload, &m, BNC_MSG_MAX_DEFAULT) != 0) {
-			frame_msg_clear(&fm);
-			continue;	/* a shutdown: it ends below */
-		}
-		buf_reset(out);
-		/* rendered as a line, newline included */
-		if (rpc_render(out, &m) != 0 || write(STDOUT_FILENO, buf_ptr(out), buf_len(out)) !=
-		    (ssize_t)buf_len(out))
-			_exit(2);
-		if (m.kind == RPC_RESULT && m.id.type == RPC_ID_INT &&
-		    m.id.n == 0) {
-			send_rpc(b, RPC_NOTIFICATION, 0,
-			    "notifications/initialized", NULL, NULL);
-			if ((msg = malloc(len + 1)) == NULL)
-				_exit(2);
-			memset(msg, 1, len);
-			msg[len] = '\0';
-			args = value_object();
-			value_object_put(args, "message", value_string(msg));
-			free(msg);
-			p = value_object();
-			value_object_put(p, "name", value_string("echo"));
-			value_object_put(p, "arguments", args);
-			send_rpc(b, RPC_REQUEST, 1, "tools/call", p, NULL);
-			send_rpc(b, RPC_REQUEST, 2, "ping", NULL, NULL);
-		} else if (m.id.type == RPC_ID_INT && m.id.n == 2) {
-			buf_reset(b);
-			msg_empty_put(b);
-			send_msg(MSG_INPUT_EOF, b, -1);
-		}
-		msg_rpc_free(&m);
-		frame_msg_clear(&fm);
-	}
-}
-
-/*
- * One frame from the monitor, if there is one (wait: block for it), as
- * the line the real worker would write to stdout.  Returns the answer's
- * integer id, -1 for anything else, -2 when there was nothing.
- */
-static int64_t
-relay_one(struct frame_rx *rx, struct buf *out, int wait)
-{
-	struct frame_msg fm;
-	struct pollfd pfd = { BNC_CHILD_FD, POLLIN, 0 };
-	struct rpc m;
-	int64_t id = -1;
-	int got;
-
-	for (;;) {
-		if (poll(&pfd, 1, wait ? -1 : 0) == 0)
-			return -2;
-		if ((got = frame_recv(BNC_CHILD_FD, rx, &fm)) == 0)
-			continue;
-		if (got == -BNC_ERR_AGAIN) {
-			if (!wait)
-				return -2;
-			continue;
-		}
-		break;
-	}
-	if (got < 0)
-		_exit(got == -BNC_ERR_EOF ? 0 : 2);
-	if (fm.type == MSG_RPC_OUT &&
-	    msg_rpc_get(fm.payload, &m, BNC_MSG_MAX_DEFAULT) == 0) {
-		buf_reset(out);
-		if (rpc_render(out, &m) != 0 || write(STDOUT_FILENO,
-		    buf_ptr(out), buf_len(out)) != (ssize_t)buf_len(out))
-			_exit(2);
-		if ((m.kind == RPC_RESULT || m.kind == RPC_ERROR) &&
-		    m.id.type == RPC_ID_INT)
-			id = m.id.n;
-		msg_rpc_free(&m);
-	}
-	frame_msg_clear(&fm);
-	return id;
+	while (next_answer_id() != 0)
+		continue;
+	send_rpc(b, RPC_NOTIFICATION, 0, "notifications/initialized", NULL,
+	    NULL);
+	if ((msg = malloc(len + 1)) == NULL)
+		_exit(2);
+	memset(msg, 1, len);
+	msg[len] = '\0';
+	args = value_object();
+	value_object_put(args, "message", value_string(msg));
+	free(msg);
+	p = value_object();
+	value_object_put(p, "name", value_string("echo"));
+	value_object_put(p, "arguments", args);
+	send_rpc(b, RPC_REQUEST, 1, "tools/call", p, NULL);
+	send_rpc(b, RPC_REQUEST, 2, "ping", NULL, NULL);
+	while (next_answer_id() != 2)
+		continue;
+	buf_reset(b);
+	msg_empty_put(b);
+	send_msg(MSG_INPUT_EOF, b, -1);
+	for (;;)
+		hangup_check(-1);
 }
 
 /*
@@ -390,19 +419,15 @@ relay_one(struct frame_rx *rx, struct buf *out, int wait)
  * hijacked by its input can make the monitor hold.  It says initialize
  * and, without waiting for the answer, EVIL_FLOOD_N calls of add whose
  * padding argument is EVIL_FLOOD_SIZE bytes (each frame up to the
- * monitor's max_message), then ping.  Answers go to its stdout as the
- * real worker's would; once all are in and its stdin ends, its input
- * "ends".
+ * monitor's max_message), then ping.  The scenario reads the answers;
+ * once its stdin ends, the worker's input "ends".
  */
 static void
 flood_client(struct buf *b, int nrole)
 {
-	struct frame_rx rx;
 	struct value *p, *args;
-	struct buf *out = buf_new();
 	const char *e;
-	size_t n = 1000, size = 1000, i, left;
-	int64_t id;
+	size_t n = 1000, size = 1000, i;
 	char *pad, tmp[512];
 
 	if ((e = getenv("EVIL_FLOOD_N")) != NULL)
@@ -415,13 +440,11 @@ flood_client(struct buf *b, int nrole)
 	pad[size] = '\0';
 	hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
 	send_msg(MSG_HELLO, b, -1);
-	frame_rx_init(&rx, MSG_DIR_MONITOR_TO_WORKER, BNC_MSG_MAX_DEFAULT);
 	p = value_object();
 	value_object_put(p, "protocolVersion", value_string("2025-11-25"));
 	value_object_put(p, "capabilities", value_object());
 	value_object_put(p, "clientInfo", value_object());
 	send_rpc(b, RPC_REQUEST, 0, "initialize", p, NULL);
-	left = n + 2;
 	for (i = 1; i <= n; i++) {
 		args = value_object();
 		value_object_put(args, "a", value_int(1));
@@ -431,15 +454,8 @@ flood_client(struct buf *b, int nrole)
 		value_object_put(p, "name", value_string("add"));
 		value_object_put(p, "arguments", args);
 		send_rpc(b, RPC_REQUEST, (int64_t)i, "tools/call", p, NULL);
-		/* read what is there, so neither side waits on the other */
-		while ((id = relay_one(&rx, out, 0)) != -2)
-			if (id >= 0)
-				left--;
 	}
 	send_rpc(b, RPC_REQUEST, (int64_t)n + 1, "ping", NULL, NULL);
-	while (left > 0)
-		if (relay_one(&rx, out, 1) >= 0)
-			left--;
 	/* its input ends when the client's does: the test reads the
 	 * monitor's peak memory first */
 	while (read(STDIN_FILENO, tmp, sizeof(tmp)) > 0)
@@ -448,7 +464,7 @@ flood_client(struct buf *b, int nrole)
 	msg_empty_put(b);
 	send_msg(MSG_INPUT_EOF, b, -1);
 	for (;;)
-		(void)relay_one(&rx, out, 1);
+		hangup_check(-1);
 }
 
 /* All n bytes to fd 2, which the monitor reads (monitor/errpipe.c). */
@@ -488,7 +504,9 @@ stderr_mode(struct buf *b, int nrole)
 	int i;
 
 	closefrom(BNC_CHILD_FD + 1);
-	if (sandbox_apply(SB_PROFILE_WORKER, BNC_CHILD_FD + 2, &st) != 0)
+	/* fd 4; Landlock's ruleset takes one more */
+	open_answers();
+	if (sandbox_apply(SB_PROFILE_WORKER, BNC_CHILD_FD + 3, &st) != 0)
 		_exit(2);
 	hello(b, st.seccomp, (uint32_t)getpid(), nrole);
 	send_msg(MSG_HELLO, b, -1);
@@ -530,17 +548,14 @@ send_log(struct buf *b, const char *line)
  * a worker has, used as a hijacked one would: EVIL_LOG_N frames carrying
  * a terminal's clear-screen and its 8-bit CSI (U+009B), then, past the
  * window, one more; then a short session of its own (initialize, ping),
- * whose answers go to its stdout, and its input "ends".
+ * whose answers the scenario reads, and its input "ends".
  */
 static void
 logflood_client(struct buf *b, int nrole)
 {
-	struct frame_rx rx;
 	struct value *p;
-	struct buf *out = buf_new();
 	const char *e;
 	size_t n = 5000, i;
-	int left = 2;
 	char line[128];
 
 	if ((e = getenv("EVIL_LOG_N")) != NULL)
@@ -554,21 +569,17 @@ logflood_client(struct buf *b, int nrole)
 	}
 	usleep(1200 * 1000);
 	send_log(b, "after the window");
-	frame_rx_init(&rx, MSG_DIR_MONITOR_TO_WORKER, BNC_MSG_MAX_DEFAULT);
 	p = value_object();
 	value_object_put(p, "protocolVersion", value_string("2025-11-25"));
 	value_object_put(p, "capabilities", value_object());
 	value_object_put(p, "clientInfo", value_object());
 	send_rpc(b, RPC_REQUEST, 0, "initialize", p, NULL);
 	send_rpc(b, RPC_REQUEST, 1, "ping", NULL, NULL);
-	while (left > 0)
-		if (relay_one(&rx, out, 1) >= 0)
-			left--;
 	buf_reset(b);
 	msg_empty_put(b);
 	send_msg(MSG_INPUT_EOF, b, -1);
 	for (;;)
-		(void)relay_one(&rx, out, 1);
+		hangup_check(-1);
 }
 
 /* What the worker itself does with the same calls: all allowed. */

@@ -6,7 +6,9 @@
  * a child that closed its socket and lives on is made to exit, and the
  * exit status of one already dead stays its own.  The children are a
  * shell script in place of bouncer-worker, started as the monitor
- * starts a worker.
+ * starts a worker.  And the real bouncer-worker (BOUNCER_LIBEXEC), in
+ * either role: MSG_RPC_OUT, which the monitor no longer sends (it writes
+ * the client's stdout itself), ends it; MSG_SHUTDOWN lets it go.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -25,9 +27,12 @@
 
 #include "buf.h"
 #include "child.h"
+#include "frame.h"
 #include "memory.h"
+#include "err.h"
 #include "msg.h"
 #include "spawn.h"
+#include "value.h"
 #include "testdir.h"
 
 static struct event_base *base;
@@ -84,7 +89,7 @@ start(struct child *ch)
 	ck_assert_int_eq(recv(ch->sock, &c, 1, 0), 0);
 }
 
-/* Sends ch one message, as the monitor answers the client. */
+/* Sends ch one message, as the monitor tells a worker to go. */
 static int
 send_one(struct child *ch)
 {
@@ -92,7 +97,7 @@ send_one(struct child *ch)
 	int r;
 
 	ck_assert_int_eq(buf_put(b, "x", 1), 0);
-	r = child_send(ch, MSG_RPC_OUT, b);
+	r = child_send(ch, MSG_SHUTDOWN, b);
 	buf_free(b);
 	return r;
 }
@@ -137,6 +142,104 @@ START_TEST(test_closed_dead)
 }
 END_TEST
 
+/*
+ * The real worker in role, sent one frame of type (an answer for the
+ * client, as the monitor sent them before, or a shutdown) after its
+ * hello.  Returns its wait status; *said is set if one of the log lines
+ * it sent before it ended holds what.
+ */
+static int
+real_worker(int role, uint16_t type, const char *what, int *said)
+{
+	struct child_env e;
+	struct frame_msg fm;
+	struct msg_log l;
+	struct pollfd pfd;
+	struct child ch;
+	struct rpc_out o;
+	struct buf *b;
+	int r, st, hello = 0;
+
+	*said = 0;
+	setup();
+	memset(&e, 0, sizeof(e));
+	e.base = base;
+	ck_assert_ptr_nonnull(e.libexec = getenv("BOUNCER_LIBEXEC"));
+	e.max_message = 65536;
+	e.mem = &mem;
+	child_setup(&e);
+	memset(&ch, 0, sizeof(ch));
+	ch.kind = CHILD_WORKER_CLIENT;
+	ch.tag = "worker";
+	ch.sock = -1;
+	ck_assert_int_eq(child_spawn_worker(&ch, role, role ==
+	    ROLE_WORKER_UPSTREAM ? "up" : NULL, SPAWN_DEVNULL,
+	    SPAWN_DEVNULL), 0);
+	b = buf_new();
+	memset(&o, 0, sizeof(o));
+	o.kind = RPC_RESULT;
+	o.id.type = RPC_ID_INT;
+	o.id.n = 1;
+	o.result = value_object();
+	if (type == MSG_RPC_OUT)
+		ck_assert_int_eq(msg_rpc_out_put(b, &o), 0);
+	else
+		ck_assert_int_eq(msg_empty_put(b), 0);
+	value_free((struct value *)(uintptr_t)o.result);
+	for (;;) {
+		pfd.fd = ch.sock;
+		pfd.events = POLLIN;
+		ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
+		memset(&fm, 0, sizeof(fm));
+		fm.fd = -1;
+		if ((r = frame_recv(ch.sock, &ch.rx, &fm)) == -BNC_ERR_AGAIN ||
+		    r == 0)
+			continue;
+		if (r == -BNC_ERR_EOF || r == -BNC_ERR_SYS)
+			break;
+		ck_assert_int_eq(r, 1);
+		if (fm.type == MSG_HELLO && !hello) {
+			hello = 1;
+			ck_assert_int_eq(child_send(&ch, type, b), 0);
+		} else if (fm.type == MSG_LOG &&
+		    msg_log_get(fm.payload, &l) == 0) {
+			if (strstr(l.line, what) != NULL)
+				*said = 1;
+			msg_log_free(&l);
+		}
+		frame_msg_clear(&fm);
+	}
+	ck_assert_int_eq(hello, 1);
+	ck_assert_int_eq(waitpid(ch.pid, &st, 0), ch.pid);
+	buf_free(b);
+	return st;
+}
+
+/* MSG_RPC_OUT to either worker: fatal, saying so. */
+START_TEST(test_rpc_out_fatal)
+{
+	static const int roles[] = { ROLE_WORKER_CLIENT, ROLE_WORKER_UPSTREAM };
+	int said, st;
+
+	st = real_worker(roles[_i], MSG_RPC_OUT, "rpc-out", &said);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) != 0,
+	    "the worker took rpc-out (status 0x%x)", st);
+	ck_assert_msg(said, "the worker did not say why it stopped");
+}
+END_TEST
+
+/* MSG_SHUTDOWN: it goes at once, status 0. */
+START_TEST(test_shutdown)
+{
+	static const int roles[] = { ROLE_WORKER_CLIENT, ROLE_WORKER_UPSTREAM };
+	int said, st;
+
+	st = real_worker(roles[_i], MSG_SHUTDOWN, "shutdown", &said);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "status 0x%x", st);
+}
+END_TEST
+
 static Suite *
 child_suite(void)
 {
@@ -145,6 +248,10 @@ child_suite(void)
 
 	tcase_add_test(tc, test_closed_alive);
 	tcase_add_test(tc, test_closed_dead);
+	tcase_add_loop_test(tc, test_rpc_out_fatal, 0, 2);
+	suite_add_tcase(su, tc);
+	tc = tcase_create("core");
+	tcase_add_loop_test(tc, test_shutdown, 0, 2);
 	suite_add_tcase(su, tc);
 	return su;
 }
