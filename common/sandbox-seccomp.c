@@ -59,8 +59,9 @@
 
 /*
  * bouncer-worker, both sides: a single-threaded libevent (epoll) loop
- * that reads fd 0, writes fd 1 and fd 2, and exchanges SEQPACKET frames
- * with the monitor on fd 3.  Everything it needs was opened before the
+ * that reads fd 0, writes fd 2, and exchanges SEQPACKET frames with the
+ * monitor on fd 3.  Its fd 1 is /dev/null: the monitor writes the
+ * client's stdout itself.  Everything it needs was opened before the
  * filter; it can create no fd, process or socket afterwards.
  *
  * A call whose arguments could reach past the worker (a signal, an fd's
@@ -75,7 +76,7 @@ static const struct sb_rule worker_rules[] = {
 	{ SCMP_SYS(read), SB_ANY, SB_ALLOW, 0,
 	    "fd 0 (client stdin or upstream stdout), libevent signal pipe" },
 	{ SCMP_SYS(write), SB_ANY, SB_ALLOW, 0,
-	    "fd 1 (client stdout), fd 2, libevent signal pipe" },
+	    "fd 2, libevent signal pipe" },
 	{ SCMP_SYS(readv), SB_ANY, SB_ALLOW, 0, "libevent evbuffer reads" },
 	{ SCMP_SYS(writev), SB_ANY, SB_ALLOW, 0,
 	    "libevent evbuffer writes; libc's fatal messages" },
@@ -96,10 +97,10 @@ static const struct sb_rule worker_rules[] = {
 	 * and the locks act on objects the worker does not manage.
 	 */
 	{ SCMP_SYS(fcntl), SB_IF(SB_EQ(1, F_GETFL)), SB_ALLOW, 0,
-	    "reading the O_NONBLOCK flag of fds 0, 1 and 3" },
+	    "reading the O_NONBLOCK flag of fds 0 and 3" },
 	{ SCMP_SYS(fcntl), SB_IF(SB_EQ(1, F_SETFL), SB_CLEAR(2, O_ASYNC)),
 	    SB_ALLOW, 0,
-	    "setting O_NONBLOCK on fds 0, 1 and 3; never O_ASYNC, which "
+	    "setting O_NONBLOCK on fds 0 and 3; never O_ASYNC, which "
 	    "sends SIGIO to an fd's owner" },
 
 	/* event loop */

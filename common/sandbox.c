@@ -49,9 +49,8 @@ sandbox_apply(enum sb_profile profile, int nfds, struct sb_status *st)
 {
 #ifndef SANDBOX_DISABLED
 	struct rlimit rl;
-	struct stat sb;
 	size_t i;
-	int out_is_file, pers;
+	int pers;
 #endif
 	int r = -BNC_ERR_INTERNAL;
 
@@ -85,14 +84,11 @@ sandbox_apply(enum sb_profile profile, int nfds, struct sb_status *st)
 		goto out;
 	}
 	/*
-	 * A client may send its answers to a regular file (bouncer-monitor
-	 * > out.json); the client worker must be able to grow it.  Landlock
-	 * and the filter still keep it from opening any other file.
+	 * RLIMIT_FSIZE 0 whatever fd 1 is: no child writes a file, not even
+	 * the client's answers (bouncer-monitor > out.json), which the
+	 * monitor writes itself.
 	 */
-	out_is_file = fstat(STDOUT_FILENO, &sb) == 0 && S_ISREG(sb.st_mode);
 	for (i = 0; i < sizeof(zero_limits) / sizeof(zero_limits[0]); i++) {
-		if (zero_limits[i].resource == RLIMIT_FSIZE && out_is_file)
-			continue;
 		rl.rlim_cur = rl.rlim_max = 0;
 		if (setrlimit(zero_limits[i].resource, &rl) == -1) {
 			error_f("setrlimit(%s): %s", zero_limits[i].name,

@@ -995,8 +995,9 @@ START_TEST(test_fsize)
 END_TEST
 
 /*
- * A client worker whose stdout is a regular file (bouncer-monitor >
- * out.json) keeps RLIMIT_FSIZE: it must be able to write its answers.
+ * A worker's stdout is /dev/null in either role: the monitor writes the
+ * client's answers itself, even to a regular file (bouncer-monitor >
+ * out.json).  A file on fd 1 gets RLIMIT_FSIZE 0 like any other.
  */
 static void
 probe_fsize_stdout_file(struct probe_res *res)
@@ -1016,7 +1017,8 @@ probe_fsize_stdout_file(struct probe_res *res)
 	    &res->st);
 	if (res->applied != 0)
 		return;
-	PROBE(res, write(STDOUT_FILENO, "answer\n", 7) == 7);
+	PROBE(res, write(STDOUT_FILENO, "answer\n", 7) == -1 &&
+	    errno == EFBIG);
 }
 
 START_TEST(test_fsize_stdout_file)
