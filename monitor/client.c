@@ -294,7 +294,8 @@ client_output_init(struct session *s, int fd)
 /*
  * At exit, on every path (cleanup_exit() too): what is still queued
  * gets BNC_CLIENT_FLUSH_MS to be read, so that a client that stops
- * reading cannot hold the exit.  Never calls fatal().
+ * reading cannot hold the exit; then the client's stdout is closed, and
+ * nothing more is sent.  Never calls fatal().
  */
 void
 client_flush(struct session *s)
@@ -329,6 +330,9 @@ client_flush(struct session *s)
 		    evbuffer_get_length(s->out), BNC_CLIENT_FLUSH_MS);
 	evbuffer_drain(s->out, evbuffer_get_length(s->out));
 	out_account(s);
+	/* the last word: nothing after it could be flushed */
+	close(s->out_fd);
+	s->out_fd = -1;
 }
 
 void

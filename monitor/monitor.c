@@ -525,11 +525,12 @@ main(int argc, char **argv)
 	verbose("started %zu upstream(s)", sess.nups);
 
 	event_base_dispatch(sess.base);
-	client_flush(&sess);
 	verbose("session memory: at most %zu of %zu bytes held, besides the "
 	    "taint index", sess.mem.peak, sess.mem.cap);
 	child_stderr_close();
+	/* calls still waiting for a human are denied, and told so */
 	gate_cancel_all(&sess);
+	client_flush(&sess);
 	gate_audit_event(&sess, "shutdown", sess.exit_code == 0 ?
 	    "orderly shutdown" : "session ended on an error");
 	audit_close(sess.audit);
