@@ -22,11 +22,15 @@ YAML
 start_monitor -v -f "$TESTDIR/bouncer.yaml" -- "$MOCK"
 handshake
 # the requests, written by a writer of their own: it blocks once the
-# monitor stops taking them, as a client would
+# monitor stops taking them, as a client would.  It writes them 50 at a
+# time, so that an upstream slowed down by a loaded machine does not
+# fall more than BNC_PENDING_MAX behind (that is core-limits.sh's
+# "too many requests in flight", not this test's subject).
 (
 	for i in $(seq "$N"); do
 		printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"big","arguments":{"bytes":%d}}}\n' \
 		    "$i" "$BYTES"
+		[ $((i % 50)) = 0 ] && sleep 0.05
 	done >&"$MON_IN"
 ) &
 writer=$!
@@ -34,7 +38,7 @@ decided() {
 	"$AUDIT" -D "$BOUNCER_STATE_DIR/audit.db" -j -T big | jq -s length
 }
 # nobody reads: the monitor stops deciding calls it could not answer
-sleep 2
+sleep 3
 d1=$(decided)
 sleep 1
 d2=$(decided)
