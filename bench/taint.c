@@ -19,8 +19,9 @@
  * all of its 40-byte windows): a pool of two values would let the
  * branch predictor learn both lookups, and time a path no real lookup
  * takes.  Present values after 1 KB are the two addresses it holds.  It
- * prints the ratios 100MB/1KB, the index's memory and the process's RSS,
- * and one final JSON line.  By default the cap keeps
+ * prints the ratios 100MB/1KB, the index's memory (taint_bytes: the ring
+ * and everything that indexes it) and that per byte of text retained,
+ * the process's RSS, and one final JSON line.  By default the cap keeps
  * all 100 MB (the index at its biggest); -c sets another cap (bouncer's
  * default is BNC_TAINT_CAP), and present values are then drawn from the
  * output still retained (pieces one per retained output when those were
@@ -345,6 +346,13 @@ time_kind(const struct taint *t, char (*pool)[TB_VALUE_LEN + 1], size_t n,
 	return r;
 }
 
+/* Bytes of index per byte of text retained (the ring is one of them). */
+static double
+per_byte(size_t mem, size_t retained)
+{
+	return retained > 0 ? (double)mem / (double)retained : 0.0;
+}
+
 static void
 usage(void)
 {
@@ -480,13 +488,14 @@ main(int argc, char **argv)
 		strict[st] = taint_strict(t);
 		printf("after %-5s (%zu bytes, %zu outputs): present %.0f ns, "
 		    "absent %.0f ns, near-miss %.0f ns, piece %.0f ns; "
-		    "index %.1f MiB, retained %.1f MiB%s, RSS %.1f MiB, "
+		    "index %.1f MiB, retained %.1f MiB%s, "
+		    "%.2f bytes of index per byte of text, RSS %.1f MiB, "
 		    "recording %.0f MB/s\n",
 		    stage_name[st], total, nrec, res[st][K_PRESENT],
 		    res[st][K_ABSENT], res[st][K_NEAR], res[st][K_PIECE],
 		    mem[st] / 1048576.0, ret[st] / 1048576.0,
 		    strict[st] ? " (strict: output dropped)" : "",
-		    rss[st] / 1024.0, rec_s[st] > 0 ? total / 1e6 /
+		    per_byte(mem[st], ret[st]), rss[st] / 1024.0, rec_s[st] > 0 ? total / 1e6 /
 		    rec_s[st] : 0.0);
 		fflush(stdout);
 	}
@@ -506,10 +515,11 @@ main(int argc, char **argv)
 	for (st = 0; st < TB_STAGES; st++)
 		printf(",\"%s\":{\"present_ns\":%.1f,\"absent_ns\":%.1f,"
 		    "\"near_ns\":%.1f,\"piece_ns\":%.1f,\"index_bytes\":%zu,"
-		    "\"retained\":%zu,\"rss_kib\":%ld,\"strict\":%d}",
+		    "\"retained\":%zu,\"index_per_byte\":%.3f,"
+		    "\"rss_kib\":%ld,\"strict\":%d}",
 		    stage_name[st], res[st][K_PRESENT], res[st][K_ABSENT],
 		    res[st][K_NEAR], res[st][K_PIECE], mem[st], ret[st],
-		    rss[st], strict[st]);
+		    per_byte(mem[st], ret[st]), rss[st], strict[st]);
 	printf(",\"ratio_present\":%.3f,\"ratio_absent\":%.3f,"
 	    "\"ratio_near\":%.3f,\"ratio_piece\":%.3f,\"wrong\":%lu}\n",
 	    res[2][K_PRESENT] / res[0][K_PRESENT],
