@@ -282,7 +282,7 @@
 #define BNC_TAINT_MIN_LEN	6		/* shortest value ever tainted (normalised bytes) */
 #define BNC_TAINT_CAP		(8 * 1024 * 1024)	/* default normalised output kept per
 						 * session: ~2M tokens, many context
-						 * windows; index memory <= 7.875x */
+						 * windows; index memory <= 5.875x */
 #define BNC_TAINT_CAP_MIN	4096		/* smallest cap accepted */
 #define BNC_TAINT_CAP_MAX	(1024 * 1024 * 1024)	/* chain links are 32-bit distances */
 #define BNC_TAINT_PROBE_GRAMS	8		/* q-gram chains walked per lookup */

@@ -16,6 +16,11 @@
  * per-index random odd key: universal, so output cannot be crafted to
  * collide) to its bucket's newest position, link[] holds per indexed
  * position the distance back to the previous one of the same bucket.
+ * A dense link is as narrow as a distance below the cap allows (2 bytes
+ * up to 64 KiB, 3 up to 16 MiB, else 4), and a dense head holds its
+ * position in 32 bits above a base that moves up to lo once two caps
+ * were recorded past it (a head it leaves below lo named evicted output
+ * and is cleared).
  * The dense index has every position that starts a whole GRAM-byte gram
  * inside a document (q = GRAM = BNC_TAINT_MIN_LEN: a value of any
  * taintable length contains a whole gram at each of its occurrences).
@@ -68,15 +73,22 @@
  * between two normalisation runs is not noted) and never decides
  * absence: a miss takes the q-gram path.
  *
- * Memory, per byte of cap: ring 1, dense links 4, dense heads at most 2
- * (8 bytes per bucket, at most cap / 4 buckets), sampled links 0.5 and
- * heads 0.25, token sets 0.125: at most 7.875 * cap plus a constant
- * (63 MiB for the default 8 MiB cap).  The ring and its links are
- * reserved as address space at the first output (mmap, MAP_NORESERVE)
- * and backed by the kernel only as they are written, so a session pays
- * for what it recorded; each table starts small and doubles (rebuilt in
- * O(retained), or refilled from the fingerprints) while more than
- * LOAD_MAX grams share a bucket or TOK_SHARE retained bytes a token set.
+ * Memory, per byte of cap: ring 1, dense links 2, 3 or 4 (their width),
+ * dense heads at most 1 (4 bytes per bucket, at most cap / 4 buckets),
+ * sampled links 0.5 and heads 0.25, token sets 0.125: at most 5.875 *
+ * cap plus a constant for a cap up to 16 MiB (47 MiB for the default
+ * 8 MiB), 6.875 * cap above it, 4.875 * cap up to 64 KiB.  Not less
+ * while short values are decided: only the dense index finds a value of
+ * fewer than LVAL_MIN bytes wherever it starts, and a chain through
+ * every position of its bucket needs per position a link that spans the
+ * retained text and a share of a head; an index of every k-th position
+ * serves only values of GRAM + k - 1 bytes or more.  The ring and its
+ * links are reserved as address space at the first output (mmap,
+ * MAP_NORESERVE) and backed by the kernel only as they are written, so
+ * a session pays for what it recorded; each table starts small and
+ * doubles (rebuilt in O(retained), or refilled from the fingerprints)
+ * while more than LOAD_MAX grams share a bucket or TOK_SHARE retained
+ * bytes a token set.
  * Past their first HUGE_FROM bytes the arrays ask for transparent huge
  * pages: lookups read them at random, and TLB misses would otherwise
  * make a lookup in a big history slower than in a small one.
@@ -86,7 +98,9 @@
  * dropped keeps its newer part), and the index turns strict for the rest
  * of the session: taint_strict() says so, and the gate must then ask for
  * values it would have found unmatched.  Evicted positions need no
- * clean-up: buckets and chains are read only down to lo.
+ * clean-up: buckets and chains are read only down to lo (the dense
+ * heads' rebase clears the evicted ones it passes, so that the others
+ * keep fitting 32 bits).
  *
  * Normalisation (both sides, taint_normalise): UTF-8 is decoded strictly;
  * a byte that starts no valid sequence stands for itself.  Removed
@@ -165,6 +179,9 @@
 #define DIST_BITS	27		/* a sampled link: tag, distance / 8 */
 #define DIST_MASK	((UINT32_C(1) << DIST_BITS) - 1)
 #define LTAG_BITS	(32 - DIST_BITS)	/* a sampled link's tag */
+#define LINK_PAD	sizeof(uint32_t)	/* after a link array */
+#define REBASE_CAPS	2		/* dense heads: caps recorded past
+					 * their base, then rebase */
 
 #if GRAM > 8
 #error "a gram must fit in 64 bits"
@@ -180,6 +197,9 @@ _Static_assert(((uint64_t)BNC_TAINT_CAP_MAX >> LSTEP) - 1 <= DIST_MASK,
     "a sampled link's distance fits beside its tag");
 _Static_assert(BNC_MSG_MAX_HIGHEST <= BNC_TAINT_CAP_MAX,
     "one output fits in doc_begin's margin below the position bound");
+_Static_assert(REBASE_CAPS > 1 && (uint64_t)REBASE_CAPS * BNC_TAINT_CAP_MAX +
+    CHUNK + GRAM < (UINT64_C(1) << 32),
+    "a dense head fits 32 bits between two checks for a rebase");
 
 /* A set of the token cache: the newest tokens of one hash, by print. */
 struct tok {
@@ -201,8 +221,12 @@ struct norm {
  * indexed slot the distance back to the previous one of its bucket.
  */
 struct chains {
-	uint64_t	*head;		/* newest position + 1, 0: none */
-	uint32_t	*link;		/* slot (p % size) >> step */
+	uint64_t	*head;		/* sampled: tag, newest position + 1 */
+	uint32_t	*rhead;		/* dense: newest position + 1 - base */
+	uint64_t	 base;		/* dense: what rhead[] is relative to */
+	unsigned char	*link;		/* slot (p % size) >> step, lw bytes
+					 * each, little-endian */
+	unsigned	 lw;		/* bytes of a link */
 	size_t		 n;		/* buckets, a power of two */
 	size_t		 max;		/* most buckets */
 	unsigned	 shift;		/* 64 - log2(n) */
@@ -829,6 +853,83 @@ tok_scan(struct taint *t, const unsigned char *out, size_t k, uint64_t pos)
 }
 
 /*
+ * A link is the distance back to the previous position of its bucket,
+ * in lw bytes (little-endian): the dense index's distances are below
+ * the cap, so a small cap has narrow links (link_width); the sampled
+ * index's hold a tag beside the distance in 4.  Each link array has
+ * LINK_PAD bytes after its last link, so any link is read as 32 bits.
+ */
+static inline uint32_t
+link_get(const struct chains *c, size_t idx)
+{
+	uint32_t v;
+
+	memcpy(&v, c->link + idx * c->lw, sizeof(v));
+	v = le32toh(v);
+	return c->lw == sizeof(v) ? v : v & ((UINT32_C(1) << (8 * c->lw)) - 1);
+}
+
+static inline void
+link_set(struct chains *c, size_t idx, uint32_t d)
+{
+	unsigned char *p = c->link + idx * c->lw;
+	uint32_t v = htole32(d);
+
+	if (c->lw == sizeof(v))
+		memcpy(p, &v, sizeof(v));
+	else {
+		memcpy(p, &v, 2);
+		if (c->lw == 3)
+			p[2] = (unsigned char)(d >> 16);
+	}
+}
+
+static inline const void *
+link_at(const struct chains *c, size_t idx)
+{
+	return c->link + idx * c->lw;
+}
+
+/*
+ * A dense head holds its position + 1 less base in 32 bits (0: none);
+ * chains_rebase moves base up to lo before that could overflow.  The
+ * base is never above lo, and positions indexed are never below it.
+ */
+static inline uint64_t
+dhead_get(const struct chains *c, size_t b)
+{
+	uint32_t h = c->rhead[b];
+
+	return h == 0 ? 0 : c->base + h;
+}
+
+static inline void
+dhead_set(struct chains *c, size_t b, uint64_t pos1)
+{
+	c->rhead[b] = (uint32_t)(pos1 - c->base);
+}
+
+/*
+ * Moves the dense heads' base up to lo: a head below lo names evicted
+ * output, and becomes none.  O(buckets), at most cap / 4, once per
+ * cap bytes recorded or more (doc_put): a sequential pass of at most
+ * a byte per byte recorded, where indexing a byte costs random reads.
+ */
+static void
+chains_rebase(struct chains *c, uint64_t lo)
+{
+	size_t b;
+	uint64_t p1;
+
+	for (b = 0; b < c->n; b++) {
+		if ((p1 = dhead_get(c, b)) == 0)
+			continue;
+		c->rhead[b] = p1 - 1 < lo ? 0 : (uint32_t)(p1 - lo);
+	}
+	c->base = lo;
+}
+
+/*
  * Links pos (slot idx) into its chain.  key is the dense bucket, or the
  * sampled gram's hash: a sampled head holds the tag of the position it
  * names beside it, and a sampled link the top LTAG_BITS of the tag of
@@ -843,20 +944,19 @@ chains_link(struct chains *c, uint64_t lo, uint64_t pos, size_t idx,
 	size_t b;
 
 	if (c->step == 0) {
-		h = c->head[key];
-		c->link[idx] = (h != 0 && h - 1 >= lo) ?
-		    (uint32_t)(pos - (h - 1)) : 0;
-		c->head[key] = pos + 1;
+		h = dhead_get(c, key);
+		link_set(c, idx, (h != 0 && h - 1 >= lo) ?
+		    (uint32_t)(pos - (h - 1)) : 0);
+		dhead_set(c, key, pos + 1);
 		return;
 	}
 	b = hbkt(c, key);
 	h = c->head[b];
 	p1 = h & POS_MASK;
-	c->link[idx] = 0;
-	if (p1 != 0 && p1 - 1 >= lo)
-		c->link[idx] = (uint32_t)((pos - (p1 - 1)) >> c->step) |
-		    (uint32_t)(h >> (POS_BITS + HTAG_BITS - LTAG_BITS)) <<
-		    DIST_BITS;
+	link_set(c, idx, (p1 != 0 && p1 - 1 >= lo) ?
+	    (uint32_t)((pos - (p1 - 1)) >> c->step) |
+	    (uint32_t)(h >> (POS_BITS + HTAG_BITS - LTAG_BITS)) << DIST_BITS :
+	    0);
 	c->head[b] = htag(c, key) << POS_BITS | (pos + 1);
 }
 
@@ -880,7 +980,10 @@ chains_insert(struct chains *c, uint64_t lo, uint64_t pos, size_t idx,
 {
 	unsigned i;
 
-	__builtin_prefetch(&c->head[c->step == 0 ? b : hbkt(c, b)], 1);
+	if (c->step == 0)
+		__builtin_prefetch(&c->rhead[b], 1);
+	else
+		__builtin_prefetch(&c->head[hbkt(c, b)], 1);
 	if (c->qlen == QUEUE) {
 		i = c->qhead;
 		chains_link(c, lo, c->qpos[i], c->qidx[i], c->qbkt[i]);
@@ -901,9 +1004,15 @@ chains_alloc(struct chains *c, size_t n)
 
 	while (((size_t)1 << bits) < n)
 		bits++;
-	free(c->head);
-	c->head = xcalloc(n, sizeof(*c->head));
-	huge(c->head, n * sizeof(*c->head));
+	if (c->step == 0) {
+		free(c->rhead);
+		c->rhead = xcalloc(n, sizeof(*c->rhead));
+		huge(c->rhead, n * sizeof(*c->rhead));
+	} else {
+		free(c->head);
+		c->head = xcalloc(n, sizeof(*c->head));
+		huge(c->head, n * sizeof(*c->head));
+	}
 	c->n = n;
 	c->shift = 64 - bits;
 }
@@ -959,9 +1068,9 @@ ring_put(struct taint *t, unsigned char c)
 		t->strict = 1;
 	}
 	t->text[t->widx] = c;
-	t->d.link[t->widx] = 0;
+	link_set(&t->d, t->widx, 0);
 	if ((t->widx & ((1 << LSTEP) - 1)) == 0)
-		t->l.link[t->widx >> LSTEP] = 0;
+		link_set(&t->l, t->widx >> LSTEP, 0);
 	if (++t->widx == t->size)
 		t->widx = 0;
 	t->hi++;
@@ -978,13 +1087,20 @@ pow2_floor(size_t n, size_t least)
 	return b;
 }
 
+/* Bytes of n links of c, and the pad that lets each be read whole. */
+static size_t
+links_len(const struct chains *c, size_t n)
+{
+	return n * c->lw + LINK_PAD;
+}
+
 /* Reserves the ring and its links at the first output kept. */
 static void
 ring_open(struct taint *t)
 {
 	t->text = reserve(t->cap);
-	t->d.link = reserve(t->cap * sizeof(*t->d.link));
-	t->l.link = reserve((t->cap >> LSTEP) * sizeof(*t->l.link));
+	t->d.link = reserve(links_len(&t->d, t->cap));
+	t->l.link = reserve(links_len(&t->l, t->cap >> LSTEP));
 	tok_alloc(t, TOK_MIN);
 	t->size = t->cap;
 }
@@ -1069,6 +1185,12 @@ doc_put(struct taint *t, const char *s, size_t len)
 			    (p[n - i] >= 0xf0 ? 4 : p[n - i] >= 0xe0 ? 3 : 2) >
 			    (int)i)
 				n -= i;
+		}
+		/* a dense head's position less base stays below
+		 * REBASE_CAPS caps and this chunk: it fits 32 bits */
+		if (t->hi - t->d.base >= (uint64_t)REBASE_CAPS * t->cap) {
+			chains_flush(&t->d, t->lo);
+			chains_rebase(&t->d, t->lo);
 		}
 		k = norm_run(&t->n, p, n, out);
 		for (i = 0; i < k; i++)
@@ -1193,6 +1315,17 @@ add_forms(struct taint *t)
 	buf_reset(t->forms);
 }
 
+/* Bytes of a dense link: its distances are below the cap. */
+static unsigned
+link_width(size_t cap)
+{
+	if (cap <= (1 << 16))
+		return 2;
+	if (cap <= (1 << 24))
+		return 3;
+	return 4;
+}
+
 struct taint *
 taint_new_keyed(size_t cap, uint64_t key)
 {
@@ -1214,6 +1347,8 @@ taint_new_keyed(size_t cap, uint64_t key)
 	t->d.max = pow2_floor(t->cap / LOAD_MAX, TABLE_MIN);
 	t->l.max = pow2_floor((t->cap >> LSTEP) / LOAD_MAX, TABLE_MIN);
 	t->l.step = LSTEP;
+	t->d.lw = link_width(t->cap);
+	t->l.lw = sizeof(uint32_t);
 	t->tmax = pow2_floor(t->cap / TOK_SHARE, TOK_MIN);
 	t->forms = buf_new();
 	chains_alloc(&t->d, TABLE_MIN);
@@ -1227,8 +1362,14 @@ taint_new_keyed(size_t cap, uint64_t key)
 size_t
 taint_memory_bound(size_t cap)
 {
-	/* 7.875 bytes per byte of cap (above), and one output's forms */
-	return cap / 8 * 63 + BNC_TAINT_FORMS_MAX + TAINT_MEM_CONST;
+	/* per byte of cap (above): the ring, dense links and heads, the
+	 * sampled links and heads, the token sets; and one output's forms */
+	return cap * (1 + link_width(cap)) +
+	    cap / LOAD_MAX * sizeof(uint32_t) +
+	    (cap >> LSTEP) * sizeof(uint32_t) +
+	    (cap >> LSTEP) / LOAD_MAX * sizeof(uint64_t) +
+	    cap / TOK_SHARE * sizeof(struct tok) +
+	    BNC_TAINT_FORMS_MAX + TAINT_MEM_CONST;
 }
 
 size_t
@@ -1261,14 +1402,13 @@ taint_free(struct taint *t)
 		return;
 	if (t->size != 0) {
 		(void)munmap(t->text, t->size);
-		(void)munmap(t->d.link, t->size * sizeof(*t->d.link));
-		(void)munmap(t->l.link, (t->size >> LSTEP) *
-		    sizeof(*t->l.link));
+		(void)munmap(t->d.link, links_len(&t->d, t->size));
+		(void)munmap(t->l.link, links_len(&t->l, t->size >> LSTEP));
 	}
 	free(t->tok);
 	buf_free(t->forms);
 	explicit_bzero(t->tkey, sizeof(t->tkey));
-	free(t->d.head);
+	free(t->d.rhead);
 	free(t->l.head);
 	free(t);
 }
@@ -1629,7 +1769,7 @@ static int
 gram_absent(const struct taint *t, const unsigned char *g, size_t off,
     uint64_t *newest)
 {
-	uint64_t h = t->d.head[bucket(t, gram_of(g))];
+	uint64_t h = dhead_get(&t->d, bucket(t, gram_of(g)));
 
 	if (h == 0 || h - 1 < t->lo + off)
 		return 1;
@@ -1724,7 +1864,7 @@ probe_start(const struct taint *t, struct probe *p, const unsigned char *n,
 		p->d.off[i] = p->d.k == 1 ? 0 : i * (ng - 1) / (p->d.k - 1);
 		p->d.cls[i] = 0;
 		p->d.b[i] = bucket(t, gram_of(n + p->d.off[i]));
-		__builtin_prefetch(&t->d.head[p->d.b[i]]);
+		__builtin_prefetch(&t->d.rhead[p->d.b[i]]);
 	}
 }
 
@@ -1759,7 +1899,7 @@ walk(const struct taint *t, const struct probe *p, const struct grams *q)
 			want[i] >>= HTAG_BITS - LTAG_BITS;
 			h &= POS_MASK;
 		} else {
-			h = c->head[q->b[i]];
+			h = dhead_get(c, q->b[i]);
 			hit[i] = 1;
 		}
 		on[i] = h != 0 && h - 1 >= t->lo + off[i];
@@ -1780,8 +1920,8 @@ walk(const struct taint *t, const struct probe *p, const struct grams *q)
 			if (hit[i])
 				__builtin_prefetch(&t->text[SLOT(t,
 				    cur[i] - off[i])]);
-			__builtin_prefetch(&c->link[SLOT(t, cur[i]) >>
-			    c->step]);
+			__builtin_prefetch(link_at(c, SLOT(t, cur[i]) >>
+			    c->step));
 		}
 		for (i = 0; i < k; i++) {
 			if (!on[i])
@@ -1796,7 +1936,7 @@ walk(const struct taint *t, const struct probe *p, const struct grams *q)
 		for (i = 0; i < k; i++) {
 			if (!on[i])
 				continue;
-			d = c->link[SLOT(t, cur[i]) >> c->step];
+			d = link_get(c, SLOT(t, cur[i]) >> c->step);
 			if (sampled) {
 				hit[i] = (d >> DIST_BITS) == want[i];
 				d = (d & DIST_MASK) << c->step;
@@ -2006,9 +2146,9 @@ taint_bytes(const struct taint *t)
 		return 0;
 	/* the ring's pages that were ever written */
 	used = t->hi < t->size ? t->hi : t->size;
-	return sizeof(*t) + (size_t)used * (1 + sizeof(*t->d.link)) +
-	    (size_t)(used >> LSTEP) * sizeof(*t->l.link) +
-	    (t->d.n + t->l.n) * sizeof(*t->d.head) +
+	return sizeof(*t) + (size_t)used * (1 + t->d.lw) +
+	    (size_t)(used >> LSTEP) * t->l.lw +
+	    t->d.n * sizeof(*t->d.rhead) + t->l.n * sizeof(*t->l.head) +
 	    t->ntok * sizeof(*t->tok);
 }
 

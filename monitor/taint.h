@@ -36,8 +36,9 @@ enum taint_found {
 /*
  * cap_bytes: most normalised output kept (0: BNC_TAINT_CAP; clamped to
  * [BNC_TAINT_CAP_MIN, BNC_TAINT_CAP_MAX] and rounded down to a power of
- * two).  Memory stays below 7.875
- * times the cap (taint.c).  Returns a new index the caller owns.
+ * two).  Memory stays below 5.875
+ * times the cap up to a cap of 16 MiB, 6.875 times above (taint.c).
+ * Returns a new index the caller owns.
  */
 struct taint	*taint_new(size_t cap_bytes);
 /*

@@ -1014,7 +1014,7 @@ START_TEST(test_table_growth)
 	}
 	ck_assert_int_eq(taint_strict(t), 0);
 	ck_assert_uint_gt(taint_bytes(t), taint_retained(t));
-	ck_assert_uint_le(taint_bytes(t), 8 * (size_t)BNC_TAINT_CAP);
+	ck_assert_uint_le(taint_bytes(t), taint_memory_bound(BNC_TAINT_CAP));
 }
 END_TEST
 
@@ -1114,11 +1114,58 @@ START_TEST(test_eviction_drops_oldest)
 	ck_assert_int_eq(taint_check(x, "newer output 999", 16), 1);
 	ck_assert_int_eq(taint_check(x, "newer output 99", 15), 1);
 	ck_assert_uint_eq(taint_retained(x), BNC_TAINT_CAP_MIN);
-	/* the documented bound: 7.875 times the cap, plus two minimal
-	 * tables, a minimal token cache and the struct */
-	ck_assert_uint_le(taint_bytes(x), 8 * BNC_TAINT_CAP_MIN +
-	    2 * 1024 * 8 + 64 * 64 + 4096);
+	/* the documented bound: the ring, 2-byte dense links and the
+	 * sampled links (3.5 times the cap), plus two minimal tables (4
+	 * and 8 bytes a bucket), a minimal token cache and the struct */
+	ck_assert_uint_le(taint_bytes(x), 3 * BNC_TAINT_CAP_MIN +
+	    BNC_TAINT_CAP_MIN / 2 + 1024 * 4 + 1024 * 8 + 64 * 64 + 4096);
 	taint_free(x);
+}
+END_TEST
+
+/*
+ * The dense heads hold 32-bit positions above a base that moves up to
+ * the oldest retained byte every two caps or so (taint.c): across many
+ * such moves, with 2-byte links (a cap up to 64 KiB) and 3-byte ones, a
+ * short value (the dense index alone decides it) recorded at any point
+ * is found while retained, absent once evicted, and one never recorded
+ * stays absent.
+ */
+START_TEST(test_rebase)
+{
+	static const size_t caps[] = { BNC_TAINT_CAP_MIN, 128 * 1024 };
+	struct taint *x;
+	char doc[64], v[16];
+	size_t c, n;
+	unsigned i, j;
+
+	for (c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+		x = taint_new_keyed(caps[c], KEY);
+		/* outputs of 17 bytes and a NUL: 7 caps' worth */
+		n = 7 * caps[c] / 18;
+		for (i = 0; i < n; i++) {
+			snprintf(doc, sizeof(doc), "row k%07u end", i);
+			taint_add_text(x, doc, strlen(doc));
+			snprintf(v, sizeof(v), "k%07u", i);
+			ck_assert_int_eq(taint_lookup(x, v, 8), TAINT_FOUND);
+			/* retained: half a cap back */
+			j = i - (i < caps[c] / 36 ? i : caps[c] / 36);
+			snprintf(v, sizeof(v), "k%07u", j);
+			ck_assert_int_eq(taint_lookup(x, v, 8), TAINT_FOUND);
+			/* evicted: two caps back */
+			if (i >= caps[c] / 9) {
+				snprintf(v, sizeof(v), "k%07u",
+				    i - (unsigned)(caps[c] / 9));
+				ck_assert_int_eq(taint_lookup(x, v, 8),
+				    TAINT_ABSENT);
+			}
+			snprintf(v, sizeof(v), "k%07u", i + 1);
+			ck_assert_int_eq(taint_lookup(x, v, 8), TAINT_ABSENT);
+		}
+		ck_assert_int_eq(taint_strict(x), 1);
+		ck_assert_uint_eq(taint_retained(x), caps[c]);
+		taint_free(x);
+	}
 }
 END_TEST
 
@@ -1392,7 +1439,8 @@ START_TEST(test_payload_huge)
 	/* as much as the cap holds, and no more memory */
 	ck_assert_uint_eq(taint_retained(t), BNC_TAINT_CAP);
 	ck_assert_int_eq(taint_strict(t), 1);
-	ck_assert_uint_le(taint_bytes(t), BNC_TAINT_CAP / 8 * 63 + 65536);
+	/* 5.875 bytes per byte of an 8 MiB cap (taint.c) */
+	ck_assert_uint_le(taint_bytes(t), BNC_TAINT_CAP / 8 * 47 + 65536);
 	/* the same bytes, one of them binary: recorded as is only */
 	taint_free(t);
 	t = taint_new_keyed(0, KEY);
@@ -1625,6 +1673,7 @@ taint_suite(void)
 	tcase_add_test(tc, test_canonical_forms_bound);
 	tcase_add_test(tc, test_cap_one_past);
 	tcase_add_test(tc, test_eviction_drops_oldest);
+	tcase_add_test(tc, test_rebase);
 	tcase_add_test(tc, test_idents_after_eviction);
 	tcase_add_test(tc, test_cap_clamped);
 	tcase_add_test(tc, test_verify_bound);
