@@ -16,8 +16,9 @@
  * that occurs); taint_check agrees with taint_lookup; and the counters
  * (retained, recorded, strict) agree with the model.
  *
- * Input: one byte of set-up (bits 0-1: cap = 4096 << n), then
- * operations, each an opcode byte (bits 0-1: kind, bits 2-7: arg):
+ * Input: one byte of set-up (bits 0-1: cap = 4096 << n; bit 2 set
+ * instead: 128 KiB, where the index's links are 3 bytes wide, not 2),
+ * then operations, each an opcode byte (bits 0-1: kind, bits 2-7: arg):
  *	0 add:   u8 n, n bytes; recorded as one output repeated arg + 1
  *	         times (up to 16 KB: several normalisation chunks)
  *	1 check: u8 n, n bytes
@@ -42,6 +43,7 @@
 
 #define FT_RAW		8		/* earlier outputs kept raw */
 #define FT_ZWSP		"\xe2\x80\x8b"	/* U+200B, removed by normalising */
+#define FT_WIDE		5		/* set-up bit 2: cap 4096 << 5 */
 
 struct model {
 	unsigned char	*kept;		/* every kept output + NUL */
@@ -320,7 +322,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!next_u8(&in, &setup))
 		return 0;
 	memset(&m, 0, sizeof(m));
-	m.cap = (size_t)BNC_TAINT_CAP_MIN << (setup & 3);
+	m.cap = (size_t)BNC_TAINT_CAP_MIN << (setup & 4 ? FT_WIDE : setup & 3);
 	t = taint_new_keyed(m.cap, UINT64_C(0x0123456789abcdef));
 	while (next_u8(&in, &op)) {
 		switch (op & 3) {
