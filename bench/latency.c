@@ -187,8 +187,9 @@ read_line(struct child *c)
 	int r;
 
 	for (;;) {
-		nl = memchr(c->buf + c->off + scanned, '\n',
-		    c->len - c->off - scanned);
+		/* nothing read yet: no buffer to search (memchr of NULL) */
+		nl = c->len > c->off + scanned ? memchr(c->buf + c->off +
+		    scanned, '\n', c->len - c->off - scanned) : NULL;
 		if (nl != NULL) {
 			*nl = '\0';
 			line = c->buf + c->off;

@@ -257,8 +257,9 @@ session_recv(struct session *s)
 	int r;
 
 	for (;;) {
-		nl = memchr(s->buf + s->off + scanned, '\n',
-		    s->len - s->off - scanned);
+		/* nothing read yet: no buffer to search (memchr of NULL) */
+		nl = s->len > s->off + scanned ? memchr(s->buf + s->off +
+		    scanned, '\n', s->len - s->off - scanned) : NULL;
 		if (nl != NULL) {
 			*nl = '\0';
 			if ((m = cJSON_Parse(s->buf + s->off)) == NULL)
