@@ -47,6 +47,7 @@
 #include "conffile.h"
 #include "decide.h"
 #include "err.h"
+#include "fd.h"
 #include "gate.h"
 #include "log.h"
 #include "monitor.h"
@@ -255,22 +256,6 @@ client_send(struct session *s, const struct rpc_out *m)
 		    MEM_FULL_REASON);
 }
 
-/* epoll refuses plain files and /dev/null: those are written without it. */
-static int
-fd_pollable(int fd)
-{
-	struct epoll_event ev;
-	int ep, ok;
-
-	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
-		fatal("epoll_create1: %s", strerror(errno));
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLOUT;
-	ok = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0;
-	close(ep);
-	return ok;
-}
-
 void
 client_output_init(struct session *s, int fd)
 {
@@ -280,7 +265,7 @@ client_output_init(struct session *s, int fd)
 	if ((fl = fcntl(fd, F_GETFL)) == -1 ||
 	    fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1)
 		fatal("client stdout: fcntl: %s", strerror(errno));
-	s->out_pollable = fd_pollable(fd);
+	s->out_pollable = fd_pollable(fd, EPOLLOUT);
 	s->out_high = BNC_CLIENT_OUT_HIGH * s->cfg->max_message;
 	if (s->out_high > s->mem.cap / 100 * BNC_CLIENT_OUT_MEM_PCT)
 		s->out_high = s->mem.cap / 100 * BNC_CLIENT_OUT_MEM_PCT;

@@ -36,6 +36,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fd.h"
 #include "frame.h"
 #include "bounds.h"
 #include "idscan.h"
@@ -371,22 +372,6 @@ set_nonblock(int fd)
 	return fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-/* epoll refuses plain files and /dev/null; those are read without it. */
-static int
-fd_pollable(int fd)
-{
-	struct epoll_event ev;
-	int ep, ok;
-
-	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
-		fatal("epoll_create1: %s", strerror(errno));
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ok = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0;
-	close(ep);
-	return ok;
-}
-
 static void
 check_channel(void)
 {
@@ -581,7 +566,7 @@ main(int argc, char **argv)
 	if (set_nonblock(STDIN_FILENO) == -1 ||
 	    set_nonblock(BNC_CHILD_FD) == -1)
 		fatal("fcntl O_NONBLOCK: %s", strerror(errno));
-	w.in_pollable = fd_pollable(STDIN_FILENO);
+	w.in_pollable = fd_pollable(STDIN_FILENO, EPOLLIN);
 	pid = getpid();
 
 	parse_init();
