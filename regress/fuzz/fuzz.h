@@ -106,15 +106,16 @@ fuzz_parser_shaped(const struct value *v, int depth)
 
 /*
  * Would a line rendered from m parse back to m?  Not when it holds a
- * number the parser reads otherwise (an id or error code beyond 2^53, an
- * integral double), params that are not an object, or trees too deep
- * once inside the envelope.
+ * number the parser reads otherwise (an id at or beyond 2^53, which
+ * parse.c refuses since 2^53 + 1 reads as 2^53 too; an error code beyond
+ * 2^53; an integral double), params that are not an object, or trees
+ * too deep once inside the envelope.
  */
 static int FUZZ_UNUSED
 fuzz_rpc_parser_shaped(const struct rpc *m)
 {
 	if (m->id.type == RPC_ID_INT &&
-	    (m->id.n > FUZZ_INT_EXACT || m->id.n < -FUZZ_INT_EXACT))
+	    (m->id.n >= FUZZ_INT_EXACT || m->id.n <= -FUZZ_INT_EXACT))
 		return 0;
 	switch (m->kind) {
 	case RPC_REQUEST:
