@@ -246,6 +246,10 @@
 #define BNC_AUDIT_FIELD_MAX	1024		/* bytes of session, agent, upstream, tool,
 						 * verdict, contract or nonce in a row */
 #define BNC_AUDIT_SINCE_MAX_S	(100LL * 366 * 86400)	/* longest bouncer-audit -s duration */
+#define BNC_AUDIT_WAL_PAGES	1000		/* WAL pages per checkpoint (SQLite's
+						 * default), done by the checkpointer */
+#define BNC_AUDIT_WAL_PAGES_MAX	4000		/* WAL pages past which the monitor
+						 * checkpoints in the commit itself */
 
 /* MCP client configs: bouncer-init(1) and bouncer-monitor -c */
 #define BNC_MCPCONFIG_MAX	(64 * 1024 * 1024)	/* bytes of an MCP client config */

@@ -52,6 +52,7 @@
 #include "bounds.h"
 #include "buf.h"
 #include "err.h"
+#include "log.h"
 #include "utf8.h"
 #include "value.h"
 #include "value-json.h"
@@ -223,6 +224,9 @@ struct audit {
 	struct buf	*full;		/* rendered args (record_full) */
 	char		 why[256];	/* why the last append failed, taken
 					 * before its rollback overwrote it */
+	int		 ckpt_fd;	/* to the checkpointer, or -1 */
+	int		 ckpt_step;	/* WAL pages / BNC_AUDIT_WAL_PAGES at
+					 * the last request */
 };
 
 static void __attribute__((format(printf, 3, 4)))
@@ -503,6 +507,53 @@ consume_nonce(struct audit *a, const char *nonce, int64_t seq,
 		rc = sqlite_err(step_done(a->nonce_insert));
 	sqlite3_clear_bindings(a->nonce_insert);
 	return rc;
+}
+
+/*
+ * After each commit, with the WAL's length in pages: asks the
+ * checkpointer once per BNC_AUDIT_WAL_PAGES more, and checkpoints here
+ * when there is none (any more), or it does not keep up.  A PASSIVE
+ * checkpoint never waits for another connection; the WAL starts over at
+ * the first commit after one that copied it all.
+ */
+static int
+wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct audit *a = arg;
+	int step = pages / BNC_AUDIT_WAL_PAGES;
+
+	if (a->ckpt_fd != -1 && step > a->ckpt_step &&
+	    write(a->ckpt_fd, "c", 1) == -1 && errno != EAGAIN &&
+	    errno != EINTR) {
+		error("audit: the checkpointer is gone (%s); commits "
+		    "checkpoint the log again", strerror(errno));
+		close(a->ckpt_fd);
+		a->ckpt_fd = -1;
+	}
+	a->ckpt_step = step;
+	if ((a->ckpt_fd == -1 && pages >= BNC_AUDIT_WAL_PAGES) ||
+	    pages >= BNC_AUDIT_WAL_PAGES_MAX)
+		(void)sqlite3_wal_checkpoint_v2(db, name,
+		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	return SQLITE_OK;
+}
+
+void
+audit_checkpoint_via(struct audit *a, int fd)
+{
+	int fl;
+
+	if (a == NULL || fd == -1)
+		return;
+	if ((fl = fcntl(fd, F_GETFL)) == -1 ||
+	    fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1) {
+		close(fd);
+		return;
+	}
+	a->ckpt_fd = fd;
+	a->ckpt_step = 0;
+	/* replaces SQLite's own hook, its autocheckpoint */
+	(void)sqlite3_wal_hook(a->db, wal_hook, a);
 }
 
 int
@@ -1137,7 +1188,7 @@ audit_open(const char *state_dir, enum audit_sync sync, int record_full,
 		r = -BNC_ERR_CONFIG;
 		goto out;
 	}
-	if (strlen(state_dir) + sizeof("/audit.db") > BNC_PATH_MAX) {
+	if (strlen(state_dir) + sizeof("/" AUDIT_DB_NAME) > BNC_PATH_MAX) {
 		seterr(err, errlen, "state directory path too long");
 		r = -BNC_ERR_TOO_LARGE;
 		goto out;
@@ -1148,7 +1199,7 @@ audit_open(const char *state_dir, enum audit_sync sync, int record_full,
 	}
 	if ((r = make_dirs(state_dir, err, errlen)) != 0)
 		goto out;
-	xasprintf(&path, "%s/audit.db", state_dir);
+	xasprintf(&path, "%s/" AUDIT_DB_NAME, state_dir);
 
 	/* The file first, so it is 0600 (SQLite gives -wal/-shm its mode). */
 	if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
@@ -1166,6 +1217,7 @@ audit_open(const char *state_dir, enum audit_sync sync, int record_full,
 	fd = -1;
 
 	a = xcalloc(1, sizeof(*a));
+	a->ckpt_fd = -1;
 	a->record_full = record_full != 0;
 	a->canon = buf_new();
 	a->sinks = buf_new();
@@ -1256,6 +1308,9 @@ audit_close(struct audit *a)
 		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		sqlite3_close(a->db);
 	}
+	/* the checkpointer reads its end of the pipe and exits */
+	if (a->ckpt_fd != -1)
+		close(a->ckpt_fd);
 	buf_free(a->canon);
 	buf_free(a->sinks);
 	buf_free(a->full);

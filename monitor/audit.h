@@ -61,6 +61,19 @@ struct audit_row {
 int	audit_open(const char *state_dir, enum audit_sync, int record_full,
 	    struct audit **out, char *err, size_t errlen);
 
+/* The database's name in the state directory. */
+#define AUDIT_DB_NAME		"audit.db"
+
+/*
+ * Hands the log's checkpoints to a checkpointer (checkpoint.c) that
+ * reads one byte from fd per request: past every BNC_AUDIT_WAL_PAGES
+ * pages of WAL a commit sends one instead of checkpointing itself, as
+ * SQLite would.  Should fd fail, or the WAL pass BNC_AUDIT_WAL_PAGES_MAX
+ * (a checkpointer that does not keep up), the commit checkpoints again.
+ * The handle owns fd from then on.
+ */
+void	audit_checkpoint_via(struct audit *, int fd);
+
 /*
  * Appends one row and commits it before returning; *seqp (may be NULL)
  * receives its seq.  The next seq and prev_hash are read inside the same

@@ -34,6 +34,7 @@
 #include "bounds.h"
 #include "buf.h"
 #include "carriers.h"
+#include "checkpoint.h"
 #include "child.h"
 #include "client.h"
 #include "conffile.h"
@@ -285,7 +286,7 @@ main(int argc, char **argv)
 	struct child_env cenv;
 	uint8_t rnd[16];
 	char err[1024], *defpath = NULL, cwd[BNC_PATH_MAX];
-	int ch, test = 0, credaudit = 0, r, out;
+	int ch, test = 0, credaudit = 0, r, out, ckpt;
 	size_t i, tcap;
 
 	log_init("bouncer-monitor", level);
@@ -432,6 +433,8 @@ main(int argc, char **argv)
 		free(defpath);
 		exit(0);
 	}
+	/* forked before any SQLite connection is open (checkpoint.c) */
+	ckpt = checkpoint_start(cfg.state_dir);
 	/* Nothing is forwarded without its audit row: no log, no session. */
 	if (audit_open(cfg.state_dir, cfg.audit_sync_full ? AUDIT_SYNC_FULL :
 	    AUDIT_SYNC_NORMAL, cfg.audit_record_full, &audit, err,
@@ -439,6 +442,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "bouncer-monitor: audit log: %s\n", err);
 		exit(1);
 	}
+	audit_checkpoint_via(audit, ckpt);
 	sess.audit = audit;
 	/*
 	 * The taint index has its share of max_session_memory set aside

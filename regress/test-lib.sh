@@ -237,14 +237,15 @@ monitor_children() {
 }
 
 # worker_pids: the monitor's children that are bouncer-worker processes
-# (anything but the mock upstreams, whose comm is mock-upstream).
+# (anything but the mock upstreams, whose comm is mock-upstream, and the
+# audit log's checkpointer, bouncer-ckpt).
 worker_pids() {
 	local pid comm
 
 	for pid in $(monitor_children); do
 		comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
 		case $comm in
-		mock-upstream) ;;
+		mock-upstream|bouncer-ckpt) ;;
 		*) echo "$pid" ;;
 		esac
 	done
