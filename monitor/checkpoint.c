@@ -52,6 +52,7 @@ open_wal(const char *path)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
+	const char *mode;
 	int rc;
 
 	if ((rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE |
@@ -60,8 +61,9 @@ open_wal(const char *path)
 	    (rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st,
 	    NULL)) == SQLITE_OK) {
 		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW && strcmp((const char *)
-		    sqlite3_column_text(st, 0), "wal") == 0)
+		mode = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st,
+		    0) : NULL;
+		if (mode != NULL && strcmp(mode, "wal") == 0)
 			rc = SQLITE_OK;
 		else if (rc == SQLITE_ROW)
 			rc = SQLITE_NOTADB;
