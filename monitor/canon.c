@@ -3049,27 +3049,20 @@ scan_quoted(struct scan *sc, size_t q, size_t *next)
 }
 
 /*
- * A URL whose scheme is s[b..c) and ':' at c (special: WHATWG lets it go
- * without "//").  Its authority is checked first: a URL that is none
- * costs only its authority, which ends before the next URL's slashes.
+ * The end of the authority that starts at s[a], of a URL begun at s[b]:
+ * its path, query or fragment (with special, a backslash too), the mark that
+ * closes the one before b, or the end of the word; less the punctuation
+ * that ends a sentence when no path follows.
  */
 static int
-scan_url(struct scan *sc, size_t b, size_t c, int special, size_t *next)
+auth_end(const struct scan *sc, size_t b, size_t a, int special,
+    size_t *aep)
 {
 	const unsigned char *s = sc->s;
-	struct parts p;
-	struct buf f = { 0 }, alt = { 0 }, h = { 0 }, ha = { 0 };
 	unsigned char close = closer(sc, b);
-	size_t a = c + 1, ae, e, k;
+	size_t ae, k;
 	uint32_t cp;
-	long port;
-	int amb, r;
 
-	if (special)
-		while (a < sc->len && (s[a] == '/' || s[a] == '\\'))
-			a++;
-	else
-		a += 2;
 	for (ae = a; ae < sc->len && ae - a <= IDENT_MAX; ae += k) {
 		k = 1;
 		if (s[ae] == '/' || s[ae] == '?' || s[ae] == '#' ||
@@ -3088,6 +3081,32 @@ scan_url(struct scan *sc, size_t b, size_t c, int special, size_t *next)
 	if (ae == sc->len || !(s[ae] == '/' || s[ae] == '?' ||
 	    s[ae] == '#' || s[ae] == '\\'))
 		ae = run_trim(sc, b, a, ae);
+	*aep = ae;
+	return 0;
+}
+
+/*
+ * A URL whose scheme is s[b..c) and ':' at c (special: WHATWG lets it go
+ * without "//").  Its authority is checked first: a URL that is none
+ * costs only its authority, which ends before the next URL's slashes.
+ */
+static int
+scan_url(struct scan *sc, size_t b, size_t c, int special, size_t *next)
+{
+	const unsigned char *s = sc->s;
+	struct parts p;
+	struct buf f = { 0 }, alt = { 0 }, h = { 0 }, ha = { 0 };
+	size_t a = c + 1, ae, e;
+	long port;
+	int amb, r;
+
+	if (special)
+		while (a < sc->len && (s[a] == '/' || s[a] == '\\'))
+			a++;
+	else
+		a += 2;
+	if ((r = auth_end(sc, b, a, special, &ae)) != 0)
+		return r;
 	/* the authority alone, as WHATWG splits it */
 	if ((r = url_split(s + b, ae - b, 1, &p)) == 0)
 		r = auth_read(s + b, &p, &h, &ha, &amb, &port);
@@ -3120,30 +3139,14 @@ scan_slashes(struct scan *sc, size_t i, size_t *next)
 {
 	const unsigned char *s = sc->s;
 	struct buf f = { 0 }, alt = { 0 };
-	unsigned char close = closer(sc, i);
-	size_t a = i + 2, ae, e, k;
-	uint32_t cp;
+	size_t a = i + 2, ae, e;
 	int amb, r;
 
 	if (a >= sc->len || s[i + 1] != '/' || s[a] == '/' ||
 	    (i > 0 && !IS(s[i - 1], A_OPEN)))
 		return 0;
-	for (ae = a; ae < sc->len && ae - a <= IDENT_MAX; ae += k) {
-		k = 1;
-		if (s[ae] == '/' || s[ae] == '?' || s[ae] == '#' ||
-		    s[ae] == '\\' || (close != 0 && s[ae] == close))
-			break;
-		if (s[ae] >= 0x80 && (k = utf8_decode(s + ae, sc->len - ae,
-		    &cp)) != 0 && is_dot(cp))
-			continue;
-		if (text_stop(sc, ae, &k))
-			break;
-	}
-	if (ae - a > IDENT_MAX)
-		return -BNC_ERR_TOO_LARGE;
-	if (ae == sc->len || !(s[ae] == '/' || s[ae] == '?' ||
-	    s[ae] == '#' || s[ae] == '\\'))
-		ae = run_trim(sc, i, a, ae);
+	if ((r = auth_end(sc, i, a, 1, &ae)) != 0)
+		return r;
 	if (!relative_host(s, a, ae))
 		return 0;
 	e = run_trim(sc, i, ae, run_stop(sc, i, ae, 0));
