@@ -17,13 +17,8 @@ runs=${3:-3}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bouncer-compare.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
-cat >"$tmp/policy.yaml" <<'YAML'
-echo:
-  exfiltrating: true
-  sink_params: [message]
-  trusted_destinations: ["abcdefghijklmnop"]
-  arg_patterns: { message: "[a-z]{1,4096}" }
-YAML
+# the gated path, as bench/run.sh times it
+cp "$(dirname "$0")/gated.yaml" "$tmp/policy.yaml" || exit 1
 run=1
 while [ "$run" -le "$runs" ]; do
 	for p in ${BENCH_PLACEMENTS:-split one free}; do

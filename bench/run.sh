@@ -67,15 +67,8 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bouncer-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
-# The gated path: echo is a sink-gated, pattern-constrained tool, so
-# every call runs the whole contract engine and commits its audit row.
-cat >"$tmp/policy.yaml" <<'YAML'
-echo:
-  exfiltrating: true
-  sink_params: [message]
-  trusted_destinations: ["abcdefghijklmnop"]
-  arg_patterns: { message: "[a-z]{1,4096}" }
-YAML
+# The gated path (bench/gated.yaml).
+cp "$top_srcdir/bench/gated.yaml" "$tmp/policy.yaml" || exit 1
 # BENCH_POLL_IDLE=1 (root): hold /dev/cpu_dma_latency at 0 while
 # measuring, so idle CPUs poll instead of halting, as latency benchmarks
 # usually run.  On a VM whose idle halts (haltpoll with no guest polling)

@@ -47,17 +47,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/bouncer-scale.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
-# policy NTOOLS: the gated echo entry of bench/run.sh, big's, and
+# policy NTOOLS: the gated echo entry (bench/gated.yaml), big's, and
 # entries for the first NTOOLS - 1 filler tools of mock-upstream -t.
 policy() {
-	cat <<'YAML'
-echo:
-  exfiltrating: true
-  sink_params: [message]
-  trusted_destinations: ["abcdefghijklmnop"]
-  arg_patterns: { message: "[a-z]{1,4096}" }
-big: { read_only: true }
-YAML
+	cat "$top_srcdir/bench/gated.yaml" || exit 1
+	echo 'big: { read_only: true }'
 	i=0
 	while test "$i" -lt $(($1 - 1)); do
 		printf 'tool_%d: { read_only: true, max_calls: 1000 }\n' "$i"
