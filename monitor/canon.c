@@ -2446,6 +2446,13 @@ relative_host(const unsigned char *s, size_t a, size_t e)
 	return a < e && (s[a] == '[' || has_dot(s + a, e - a));
 }
 
+/* '/' or '\\', which WHATWG reads alike in an http(s) URL. */
+static int
+is_slash(unsigned char c)
+{
+	return c == '/' || c == '\\';
+}
+
 /* The end of the authority of the URL "//host..." at s[0..n). */
 static size_t
 relative_end(const unsigned char *s, size_t n)
@@ -2521,8 +2528,8 @@ whole_read(const unsigned char *s, size_t n, size_t base,
 		}
 		if (r != 0)
 			goto out;
-	} else if (n > 2 && s[0] == '/' && s[1] == '/' && s[2] != '/' &&
-	    relative_host(s, 2, relative_end(s, n))) {
+	} else if (n > 2 && is_slash(s[0]) && is_slash(s[1]) &&
+	    !is_slash(s[2]) && relative_host(s, 2, relative_end(s, n))) {
 		/*
 		 * "//corp.example?@evil.example" is a mailbox to a mail
 		 * server and a URL to a fetcher: no single identity.
@@ -3086,6 +3093,33 @@ auth_end(const struct scan *sc, size_t b, size_t a, int special,
 }
 
 /*
+ * The URL s[b..), its authority ending at ae, added to the scan's list
+ * (relative: "//host...", read as https:); one that is no URL after all
+ * is passed over whole.
+ */
+static int
+url_add(struct scan *sc, size_t b, size_t ae, int relative, size_t *next)
+{
+	struct buf f = { 0 }, alt = { 0 };
+	size_t e;
+	int amb, r;
+
+	e = run_trim(sc, b, ae, run_stop(sc, b, ae, 0));
+	if (e - b > IDENT_MAX)
+		return -BNC_ERR_TOO_LARGE;
+	r = relative ? relative_read(sc->s + b, e - b, &f, &alt, &amb) :
+	    url_read(sc->s + b, e - b, &f, &alt, &amb);
+	if (r == 0)
+		r = idl_add(sc->ids, CANON_URL, &f, &alt, amb, b, e - b);
+	sb_free(&f);
+	sb_free(&alt);
+	if (r != 0 && fatal(r))
+		return r;
+	*next = e;
+	return r == 0;
+}
+
+/*
  * A URL whose scheme is s[b..c) and ':' at c (special: WHATWG lets it go
  * without "//").  Its authority is checked first: a URL that is none
  * costs only its authority, which ends before the next URL's slashes.
@@ -3095,8 +3129,8 @@ scan_url(struct scan *sc, size_t b, size_t c, int special, size_t *next)
 {
 	const unsigned char *s = sc->s;
 	struct parts p;
-	struct buf f = { 0 }, alt = { 0 }, h = { 0 }, ha = { 0 };
-	size_t a = c + 1, ae, e;
+	struct buf h = { 0 }, ha = { 0 };
+	size_t a = c + 1, ae;
 	long port;
 	int amb, r;
 
@@ -3114,53 +3148,32 @@ scan_url(struct scan *sc, size_t b, size_t c, int special, size_t *next)
 	sb_free(&ha);
 	if (r != 0)
 		return fatal(r) ? r : 0;
-	e = run_trim(sc, b, ae, run_stop(sc, b, ae, 0));
-	if (e - b > IDENT_MAX)
-		return -BNC_ERR_TOO_LARGE;
-	r = url_read(s + b, e - b, &f, &alt, &amb);
-	if (r == 0)
-		r = idl_add(sc->ids, CANON_URL, &f, &alt, amb, b, e - b);
-	sb_free(&f);
-	sb_free(&alt);
-	if (r != 0 && fatal(r))
-		return r;
-	/* one that is no URL after all is passed over whole */
-	*next = e;
-	return r == 0;
+	return url_add(sc, b, ae, 0, next);
 }
 
 /*
- * "//" at i that no scheme stands before: a scheme-relative URL when it
- * follows white space or an opening mark ('"', '(', '=', ...) and its
- * authority names a host.  Read as scan_url reads "https://".
+ * "//" at i that no scheme stands before (or a backslash for either
+ * slash: WHATWG reads one as a slash under an http(s) page, and a
+ * Windows mail client fetches a UNC path over SMB): a scheme-relative
+ * URL when it follows white space or an opening mark ('"', '(', '=',
+ * ...) and its authority names a host.  Read as scan_url reads
+ * "https://".
  */
 static int
 scan_slashes(struct scan *sc, size_t i, size_t *next)
 {
 	const unsigned char *s = sc->s;
-	struct buf f = { 0 }, alt = { 0 };
-	size_t a = i + 2, ae, e;
-	int amb, r;
+	size_t a = i + 2, ae;
+	int r;
 
-	if (a >= sc->len || s[i + 1] != '/' || s[a] == '/' ||
+	if (a >= sc->len || !is_slash(s[i + 1]) || is_slash(s[a]) ||
 	    (i > 0 && !IS(s[i - 1], A_OPEN)))
 		return 0;
 	if ((r = auth_end(sc, i, a, 1, &ae)) != 0)
 		return r;
 	if (!relative_host(s, a, ae))
 		return 0;
-	e = run_trim(sc, i, ae, run_stop(sc, i, ae, 0));
-	if (e - i > IDENT_MAX)
-		return -BNC_ERR_TOO_LARGE;
-	r = relative_read(s + i, e - i, &f, &alt, &amb);
-	if (r == 0)
-		r = idl_add(sc->ids, CANON_URL, &f, &alt, amb, i, e - i);
-	sb_free(&f);
-	sb_free(&alt);
-	if (r != 0 && fatal(r))
-		return r;
-	*next = e;
-	return r == 0;
+	return url_add(sc, i, ae, 1, next);
 }
 
 /*
@@ -3390,6 +3403,7 @@ scan_text(struct scan *sc, size_t from, size_t to)
 			r = scan_plus(sc, i, &next);
 			break;
 		case '/':
+		case '\\':
 			r = scan_slashes(sc, i, &next);
 			break;
 		default:

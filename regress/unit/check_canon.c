@@ -1171,6 +1171,13 @@ START_TEST(test_scan_relative)
 	    "U https://cdn.example:8080/a", "U https://[::1]/x");
 	SCAN("\t//ev\xe2\x80\x8bil.example/x",
 	    "U https://evil.example/x|https://xn--evil-w76a.example/x");
+	/* a backslash for either slash: WHATWG's reading, and UNC's */
+	SCAN("<img src=\"/\\Evil.Example/t.gif\"> \\\\srv.corp\\s\\t.png "
+	    "(\\/b.example/x)", "U https://evil.example/t.gif",
+	    "U https://srv.corp/s/t.png", "U https://b.example/x");
+	SCAN_NONE("C:\\Users\\a.b x\\\\y.example \\\\\\z.example");
+	whole_is("\\\\evil.example\\share", CANON_URL,
+	    "https://evil.example/share", NULL);
 	span_is("see (//evil.example/a).", "//evil.example/a");
 	span_is("'//evil.example?q=1'", "//evil.example?q=1");
 	/* a comment, a path, a single label, "///" and slashes inside a
