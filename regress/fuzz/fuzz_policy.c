@@ -11,7 +11,8 @@
  * and trusted destinations of each entry against the entry's own
  * strings, and policy_lint.  Checked: a file yaml-tree refuses is
  * refused, a refusal names the file, the user layer wins, and a
- * forbidden mark is never lost.  It must never write anywhere but its
+ * forbidden mark is never lost: a tool's is policy_forbidden's, a
+ * prompt's policy_request_forbidden's.  It must never write anywhere but its
  * one scratch file.
  */
 #include <ctype.h>
@@ -62,7 +63,7 @@ ask(struct policy *p)
 	const char *tool, *s;
 	size_t i, j, k, n;
 	char *up;
-	int warnings = 0;
+	int kind, warnings = 0;
 
 	n = policy_nentries(p);
 	for (i = 0; i < n; i++) {
@@ -73,8 +74,17 @@ ask(struct policy *p)
 		/* loaded last, the user's copy shadows the pack's */
 		FUZZ_CHECK(got != NULL && strcmp(got->name, tp->name) == 0);
 		FUZZ_CHECK(strcmp(got->source, "user") == 0);
-		if (tp->forbidden)
+		/*
+		 * A tool's mark is in the forbidden set; a prompt's is its
+		 * entry's (no tool can have a name with '/').  A resource
+		 * glob is matched against URIs, not itself: not asked.
+		 */
+		kind = policy_request_name(tp->name);
+		if (tp->forbidden && kind == 0)
 			FUZZ_CHECK(policy_forbidden(p, up, tool));
+		else if (tp->forbidden && kind == POLICY_PROMPT)
+			FUZZ_CHECK(policy_request_forbidden(p, up, kind,
+			    tool + strlen("prompt/")));
 		else
 			(void)policy_forbidden(p, up, tool);
 		for (j = 0; j < tp->npatterns; j++) {
