@@ -28,11 +28,17 @@
  *	         u8 length (6 + n % 64); arg bit 0 upper-cases its first
  *	         letter, bit 1 puts a zero-width space in its middle
  * It must never test anything but the public APIs of taint.h and canon.h.
+ *
+ * Under libFuzzer it also says how much output its executions recorded
+ * (at each power of two of executions from 2^16, and at exit): one
+ * execution records up to 256 KB, far more than another harness's input,
+ * so BENCHMARKS.md gives this harness's depth in bytes as well.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE		/* memmem */
 #endif
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +50,9 @@
 #define FT_RAW		8		/* earlier outputs kept raw */
 #define FT_ZWSP		"\xe2\x80\x8b"	/* U+200B, removed by normalising */
 #define FT_WIDE		5		/* set-up bit 2: cap 4096 << 5 */
+#define FT_REPORT_MIN	65536		/* first execution count reported */
+
+static unsigned long long ft_execs, ft_bytes;	/* run so far */
 
 struct model {
 	unsigned char	*kept;		/* every kept output + NUL */
@@ -249,6 +258,7 @@ op_add(struct taint *t, struct model *m, struct input *in, unsigned arg)
 	for (i = 0; i <= arg; i++)
 		memcpy(doc + i * len, p, len);
 	taint_add_text(t, doc, len * (arg + 1));
+	ft_bytes += len * (arg + 1);
 	model_add(m, doc, len * (arg + 1));
 	free(doc);
 	check_counters(t, m);
@@ -309,6 +319,25 @@ op_kept_piece(const struct taint *t, const struct model *m,
 	check(t, m, v, len);
 }
 
+static void
+report(void)
+{
+	fprintf(stderr, "fuzz_taint: %llu executions recorded %llu bytes\n",
+	    ft_execs, ft_bytes);
+}
+
+/* Called once by libFuzzer, never by replay.c. */
+int	LLVMFuzzerInitialize(int *, char ***);
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	atexit(report);
+	return 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -319,6 +348,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned op, setup, n;
 	size_t len, i;
 
+	if (++ft_execs >= FT_REPORT_MIN && (ft_execs & (ft_execs - 1)) == 0)
+		report();
 	if (!next_u8(&in, &setup))
 		return 0;
 	memset(&m, 0, sizeof(m));
