@@ -108,6 +108,10 @@ out=$(FUZZ_RUNS=1200 FAKE_DO=10 fz) || fail "the rebuilt run: $out"
 [ "$(total)" = 10 ] || fail "a rebuilt program kept the count $(total)"
 grep -q ' rebuilt 0 0$' "$camp/fake/history" || fail "no rebuilt line"
 [ -f "$camp/fake/corpus/unit-1" ] || fail "the rebuilt run lost the corpus"
+# 6b. a state run.sh did not write counts nothing
+echo "$(cut -d ' ' -f 1 "$camp/fake/state") 12x" >"$camp/fake/state"
+out=$(FUZZ_RUNS=1200 FAKE_DO=10 fz) || fail "the run after garbage: $out"
+[ "$(total)" = 10 ] || fail "a garbage state gave the count $(total)"
 # 7. a finding fails the run and keeps its reproducer
 out=$(FUZZ_RUNS=1200 FAKE=crash FAKE_DO=20 fz 2>&1) && fail "a crash passed"
 case $out in *"reproducer: $camp/fake/crash-0123"*) ;;

@@ -95,7 +95,10 @@ for prog in "$@"; do
 		hash=$(sha256sum "$prog" | cut -d ' ' -f 1) || exit 1
 		had=
 		[ -f "$work/state" ] && read -r had total <"$work/state"
-		total=${total:-0}
+		# a state run.sh did not write counts nothing
+		case $total in
+		''|*[!0-9]*) had=''; total=0;;
+		esac
 		# a run killed before it was counted: its last status line
 		if [ -f "$work/log" ]; then
 			n=$(executed "$work/log")
