@@ -102,7 +102,8 @@ for prog in "$@"; do
 		# a run killed before it was counted: its last status line
 		if [ -f "$work/log" ]; then
 			n=$(executed "$work/log")
-			if [ "$(cat "$work/log.hash" 2>/dev/null)" = "$had" ]; then
+			was=$(cat "$work/log.hash" 2>/dev/null)
+			if [ "$was" = "$had" ]; then
 				total=$((total + n))
 				echo "$(stamp) $had killed $n $total" \
 				    >>"$work/history"
