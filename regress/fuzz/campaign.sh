@@ -4,8 +4,9 @@
 # FUZZ_CAMPAIGN=DIR FUZZ_RUNS=N'), with a stand-in for a libFuzzer program
 # so that it runs in `make check' without clang: a campaign resumes its
 # corpus and count, stops at its target, counts a run stopped by a
-# signal or killed outright, starts over for a rebuilt program, and keeps
-# a reproducer; without a campaign the scratch copy goes when it passes.
+# signal or killed outright, refuses a second run while one runs, starts
+# over for a rebuilt program, and keeps a reproducer; without a
+# campaign the scratch copy goes when it passes.
 
 set -u
 
@@ -95,6 +96,14 @@ while [ ! -s "$t/hang.pid" ] && [ $i -lt 100 ]; do
 	i=$((i + 1))
 	sleep 0.1
 done
+# 5a. a second run meanwhile fails, and counts and moves nothing
+out=$(FUZZ_RUNS=2000 fz 2>&1) && fail "a second run at once passed"
+case $out in *"is in use by another run"*) ;;
+*) fail "the second run did not say why: $out";; esac
+[ "$(total)" = 1105 ] || fail "the second run changed the count: $(total)"
+[ -f "$camp/fake/log" ] || fail "the second run moved the first's log"
+[ "$(wc -l <"$camp/fake/history")" -eq 3 ] ||
+    fail "the second run wrote history: $(cat "$camp/fake/history")"
 kill -KILL "$shpid" "$(cat "$t/hang.pid")" 2>/dev/null
 wait "$shpid" 2>/dev/null
 [ -f "$camp/fake/log" ] || fail "the killed run left no log"

@@ -16,7 +16,8 @@
 # the campaign's target: a run executes only what is left of it.  A run
 # stopped by SIGINT or SIGTERM counts what libFuzzer reports it did; a
 # run killed outright is counted, when the next one starts, by its last
-# status line (a lower bound).  `history' has a line per run.
+# status line (a lower bound).  `history' has a line per run.  A second
+# run on a harness's campaign while one runs fails (DIR/<name>/lock).
 #
 # A harness that crashes, leaks, times out or trips a sanitizer fails the
 # run; its directory, with the reproducer (crash-*, leak-*, timeout-*)
@@ -92,6 +93,16 @@ for prog in "$@"; do
 	if [ -n "$campaign" ]; then
 		work="$campaign/$name"
 		mkdir -p "$work/corpus" || exit 1
+		# One run at a time: a second would take the first's log
+		# for a killed run's and count it.  The lock (flock(1), on
+		# fd 9, inherited by the harness) goes with the last
+		# process holding it, so a killed run leaves none behind.
+		exec 9>>"$work/lock" || exit 1
+		if ! flock -n 9; then
+			echo "fuzz_$name: $work is in use by another run" >&2
+			failed="$failed $name"
+			continue
+		fi
 		hash=$(sha256sum "$prog" | cut -d ' ' -f 1) || exit 1
 		had=
 		[ -f "$work/state" ] && read -r had total <"$work/state"
@@ -178,6 +189,7 @@ for prog in "$@"; do
 		echo "    log: $log"
 		failed="$failed $name"
 	fi
+	exec 9>&-	# the campaign's lock, if any
 done
 
 if [ -n "$failed" ]; then
