@@ -29,8 +29,8 @@
  *	         letter, bit 1 puts a zero-width space in its middle
  * It must never test anything but the public APIs of taint.h and canon.h.
  *
- * Under libFuzzer it also says how much output its executions recorded
- * (at each power of two of executions from 2^16, and at exit): one
+ * It also says how much output its executions recorded (at each power
+ * of two of executions from 2^16, and at exit; replay.sh checks it): one
  * execution records up to 256 KB, far more than another harness's input,
  * so BENCHMARKS.md gives this harness's depth in bytes as well.
  */
@@ -326,7 +326,7 @@ report(void)
 	    ft_execs, ft_bytes);
 }
 
-/* Called once by libFuzzer, never by replay.c. */
+/* Called once, by libFuzzer or by replay.c. */
 int	LLVMFuzzerInitialize(int *, char ***);
 
 int

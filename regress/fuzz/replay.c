@@ -5,8 +5,9 @@
  * that `make check' runs over the committed corpus (replay.sh), so every
  * harness builds and passes its seeds even where clang is missing.  Each
  * argument is a file, read whole and handed to LLVMFuzzerTestOneInput;
- * a failed check aborts, as under libFuzzer.  It must never be linked
- * into anything but these test programs.
+ * a failed check aborts, as under libFuzzer.  A harness's
+ * LLVMFuzzerInitialize, if it has one, runs first, as under libFuzzer.
+ * It must never be linked into anything but these test programs.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -15,6 +16,9 @@
 #include <string.h>
 
 #include "fuzz.h"
+
+/* Defined by the harnesses that set something up (fuzz_taint). */
+int	LLVMFuzzerInitialize(int *, char ***) __attribute__((weak));
 
 /* The whole file in a buffer of exactly its size, for ASan-like bounds. */
 static uint8_t *
@@ -67,6 +71,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s file ...\n", argv[0]);
 		return 2;
 	}
+	if (LLVMFuzzerInitialize != NULL)
+		(void)LLVMFuzzerInitialize(&argc, &argv);
 	for (i = 1; i < argc; i++) {
 		if ((d = slurp(argv[i], &len)) == NULL) {
 			fprintf(stderr, "%s: %s\n", argv[i], strerror(errno));

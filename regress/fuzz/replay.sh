@@ -33,4 +33,18 @@ for name in jsonrpc value msg frame policy config taint uritemplate canon \
 		rc=1
 	fi
 done
+
+# fuzz_taint's report of the bytes its executions recorded (BENCHMARKS.md,
+# "Fuzzing depth"): two executions of one add, 10 bytes repeated 4 times
+# (opcode 3 << 2: add, arg 3).
+one="${TMPDIR:-/tmp}/bouncer-replay-taint.$$"
+printf '\000\014\012abcdefghij' >"$one" || exit 1
+out=$("$builddir/regress/fuzz/replay_taint" "$one" "$one" 2>&1)
+rm -f "$one"
+if [ "$out" = "fuzz_taint: 2 executions recorded 80 bytes" ]; then
+	echo "ok: taint's byte report"
+else
+	echo "FAIL: taint's byte report: $out"
+	rc=1
+fi
 exit $rc
