@@ -241,6 +241,18 @@ load_registry(const struct config *cfg, struct policy *pol)
  * implicit agent.  A registry and no known token: the session runs, and
  * refuses every request with the reason (client.c), audited once.
  */
+/* Is any built-in work tool's carrier configured? */
+static int
+any_work(const struct session *s)
+{
+	int k;
+
+	for (k = 0; k < WORK_KINDS; k++)
+		if (carriers_configured(s, k))
+			return 1;
+	return 0;
+}
+
 static void
 identify(struct session *s)
 {
@@ -388,14 +400,6 @@ main(int argc, char **argv)
 		    "other\n");
 		exit(1);
 	}
-	/* -t checks what it is given: the upstream may come at run time;
-	 * -C needs none */
-	if (cfg.nups == 0 && !test && !credaudit) {
-		fprintf(stderr, "bouncer-monitor: no upstream configured "
-		    "(give one after -- or in %s)\n",
-		    cfgpath != NULL ? cfgpath : "bouncer.yaml");
-		exit(1);
-	}
 	if (sodium_init() < 0)
 		fatal("libsodium cannot start");
 	sess.policy = load_policy(&cfg, upolicy, test);
@@ -413,6 +417,19 @@ main(int argc, char **argv)
 	 */
 	if (carriers_open(&sess, &cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "bouncer-monitor: work: %s\n", err);
+		exit(1);
+	}
+	/*
+	 * A session gates upstreams, built-in work tools, or both
+	 * (DESIGN 1); with neither it would offer nothing.  -t checks
+	 * what it is given (the upstream may come at run time); -C
+	 * needs none.
+	 */
+	if (cfg.nups == 0 && !any_work(&sess) && !test && !credaudit) {
+		fprintf(stderr, "bouncer-monitor: nothing to gate: no "
+		    "upstream configured (give one after -- or in %s) and "
+		    "no work tools\n",
+		    cfgpath != NULL ? cfgpath : "bouncer.yaml");
 		exit(1);
 	}
 	if (credaudit) {
