@@ -1538,26 +1538,32 @@ decide_tool(struct decide_ctx *dc, const char *name,
 
 	memset(d, 0, sizeof(*d));
 
-	/* 1-2. grant and pinning: only tools recorded at start-up */
-	if (e == NULL) {
-		set(d, VERDICT_DENY, "pinning",
-		    "unknown tool (not pinned at startup)");
-		return;
-	}
-	/* a registered agent calls only what its grant names (DESIGN 6) */
+	/*
+	 * 1. grant: a registered agent calls only what its grant names
+	 * (DESIGN 6), and nobody a name in the forbidden set, whether an
+	 * upstream offers it or not; 2. pinning: only tools recorded at
+	 * start-up.  The grant comes first, so that a name is denied for
+	 * the same reason (contract) whether or not it is pinned.
+	 */
 	if (dc->agent != NULL && !registry_grants(dc->agent, name)) {
 		set(d, VERDICT_DENY, "grant", "tool '%.128s' is not in the "
 		    "grant of agent %s (tier %s)", name, dc->agent->id,
 		    registry_tier_name(dc->agent->tier));
 		return;
 	}
-	if (e->withheld != NULL) {
+	if (e != NULL && e->withheld != NULL) {
 		set(d, VERDICT_DENY, "grant", "%s", e->withheld);
 		return;
 	}
-	if (e->forbidden) {
+	if (e != NULL ? e->forbidden :
+	    policy_forbidden(dc->policy, NULL, name)) {
 		set(d, VERDICT_DENY, "grant", "tool '%.128s' is in the "
 		    "forbidden write set", name);
+		return;
+	}
+	if (e == NULL) {
+		set(d, VERDICT_DENY, "pinning",
+		    "unknown tool (not pinned at startup)");
 		return;
 	}
 	if (!e->visible) {

@@ -59,8 +59,10 @@ denied set.owner "tool 'set.owner' $FORB"
 denied Set_Owner "tool 'Set_Owner' $FORB"
 denied setOwner "tool 'setOwner' $FORB"
 denied Delete-Page "tool 'Delete-Page' $FORB"
-# a name nobody listed is merely unknown
-denied 'set_owner' "unknown tool (not pinned at startup)"
+# a forbidden name nobody listed is denied as forbidden (DESIGN 5: the
+# grant and the forbidden set come before pinning); another is unknown
+denied 'set_owner' "tool 'set_owner' $FORB"
+denied 'get_owners' "unknown tool (not pinned at startup)"
 call 50 get_owner '{"owner":"bob"}'
 expect_line "$(f_text 50 'get_owner {"owner":"bob"}')"
 call 51 "$MAX" '{}'
@@ -87,7 +89,7 @@ done
     >/dev/null || fail "withheld names not audited: $("$AUDIT" -D "$DB" -j -T name-withheld)"
 # every denied call has its row
 rows=$("$AUDIT" -D "$DB" -j | jq -s '[.[] | select(.verdict == "deny")] | length')
-[ "$rows" = 12 ] || fail "want 12 deny rows, have $rows"
+[ "$rows" = 13 ] || fail "want 13 deny rows, have $rows"
 "$AUDIT" -D "$DB" -j | jq -e -s '[.[] | select(.verdict == "deny") |
     .contract] - ["grant", "pinning"] == []' >/dev/null ||
     fail "a look-alike was denied by the wrong contract"

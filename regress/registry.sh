@@ -127,8 +127,16 @@ expect_line "$(f_text 1 hello)"
 call 2 add '{"a":1,"b":2}'
 expect_line "$(f_blocked 2) and (.result.content[0].text |
     contains(\"not in the grant of agent reader (tier T0)\"))"
+# a name no upstream offers is outside the grant all the same (DESIGN 5:
+# the grant comes before pinning)
+call 3 no_such_tool '{}'
+expect_line "$(f_blocked 3) and (.result.content[0].text |
+    contains(\"not in the grant of agent reader (tier T0)\"))"
 stop_monitor
 [ "$MON_STATUS" = 0 ] || fail "the T0 session exited $MON_STATUS"
+"$AUDIT" -D "$DB" -j -a reader -T no_such_tool | jq -e -s 'length == 1 and
+    .[0].verdict == "deny" and .[0].contract == "grant"' >/dev/null ||
+    fail "no grant deny row for reader's no_such_tool"
 "$AUDIT" -D "$DB" -j -a reader -T add | jq -e -s 'length == 1 and
     .[0].verdict == "deny" and .[0].contract == "grant"' >/dev/null ||
     fail "no grant deny row for reader's add"
