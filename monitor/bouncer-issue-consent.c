@@ -747,6 +747,26 @@ open_db(const char *cfgpath)
 }
 
 /*
+ * For the listings: the database, or NULL when no monitor has made one
+ * yet, so that a fresh installation lists nothing instead of failing;
+ * the note names the file, in case the configuration meant another.
+ */
+static struct sqlite3 *
+open_db_listing(const char *cfgpath, const char *what)
+{
+	struct stat st;
+	char *path = db_path(cfgpath);
+
+	if (stat(path, &st) == -1 && errno == ENOENT) {
+		warnmsg("%s (no audit database at %s yet)", what, path);
+		free(path);
+		return NULL;
+	}
+	free(path);
+	return open_db(cfgpath);
+}
+
+/*
  * -D: the text of a draft exactly as the agent stored it; it must be
  * the agent's that -a names, for the target that -t names: a consent
  * is to one text, for one agent and one target.
@@ -808,9 +828,11 @@ list_one(const struct audit_draft *d, void *arg)
 static int
 do_drafts(const struct issue *is)
 {
-	struct sqlite3 *db = open_db(is->cfgpath);
+	struct sqlite3 *db = open_db_listing(is->cfgpath, "no drafts");
 	int n = 0, r;
 
+	if (db == NULL)
+		return 0;
 	r = audit_drafts_each(db, is->agent, list_one, &n);
 	sqlite3_close(db);
 	if (r != 0)
@@ -876,9 +898,12 @@ pending_one(const struct audit_oob_ask *k, void *arg)
 static int
 do_pending(const char *cfgpath)
 {
-	struct sqlite3 *db = open_db(cfgpath);
+	struct sqlite3 *db = open_db_listing(cfgpath, "no calls are waiting "
+	    "for an out-of-band approval");
 	int n = 0, r;
 
+	if (db == NULL)
+		return 0;
 	r = audit_oob_pending_each(db, (int64_t)time(NULL), pending_one, &n);
 	sqlite3_close(db);
 	if (r != 0)

@@ -250,4 +250,19 @@ refused "usage:" -y -a ci-bot -t "$TARGET" -m x -F "$TEXT" -k "$KEY"
 refused "usage:" --drafts -y
 refused "usage:" --drafts -t "$TARGET"
 
+# --- a fresh installation: the listings list nothing, and say where they
+# looked; the rest still fail, for there is nothing to act on
+FRESH=$TESTDIR/fresh-state
+for o in --pending --drafts; do
+	BOUNCER_STATE_DIR=$FRESH "$ISSUE" $o >"$TESTDIR/out" \
+	    2>"$TESTDIR/err" || fail "$o on a fresh state directory failed: \
+$(cat "$TESTDIR/err")"
+	[ ! -s "$TESTDIR/out" ] || fail "$o listed: $(cat "$TESTDIR/out")"
+	grep -qF "no audit database at $FRESH/audit.db yet" "$TESTDIR/err" ||
+	    fail "$o did not say where it looked: $(cat "$TESTDIR/err")"
+done
+BOUNCER_STATE_DIR=$FRESH "$ISSUE" --deny 1 >/dev/null 2>&1 &&
+    fail "--deny on a fresh state directory succeeded"
+[ ! -e "$FRESH/audit.db" ] || fail "a listing made the database"
+
 pass
