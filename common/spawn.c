@@ -8,6 +8,7 @@
  * group: it runs with the invoking user's gid, or not at all.
  */
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -162,4 +163,79 @@ spawn_child(const struct spawn_spec *s, pid_t *pidp)
 	}
 	*pidp = pid;
 	return 0;
+}
+
+/* dir/name (dir relative to cwd when it is), if it fits */
+static int
+candidate(const char *cwd, const char *dir, size_t dlen, const char *name,
+    char *out, size_t outlen)
+{
+	int n;
+
+	if (dlen == 0) {
+		dir = ".";
+		dlen = 1;
+	}
+	if (dir[0] != '/' && cwd != NULL)
+		n = snprintf(out, outlen, "%s/%.*s/%s", cwd, (int)dlen, dir,
+		    name);
+	else
+		n = snprintf(out, outlen, "%.*s/%s", (int)dlen, dir, name);
+	return n < 0 || (size_t)n >= outlen ? -BNC_ERR_TOO_LARGE : 0;
+}
+
+/* 1: an executable regular file; 0: there, but not that; -1: absent */
+static int
+runnable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == -1)
+		return -1;
+	return S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int
+spawn_resolve(const struct spawn_spec *s, char *out, size_t outlen)
+{
+	extern char **environ;
+	char *const *e = s->envp != NULL ? s->envp : environ;
+	const char *path = NULL, *p, *end;
+	int r, seen = 0;
+
+	if (s->path == NULL || *s->path == '\0')
+		return -BNC_ERR_NOT_FOUND;
+	if (strchr(s->path, '/') != NULL) {
+		if (s->path[0] == '/' || s->cwd == NULL) {
+			if (strlen(s->path) >= outlen)
+				return -BNC_ERR_TOO_LARGE;
+			memcpy(out, s->path, strlen(s->path) + 1);
+		} else if ((r = candidate(s->cwd, ".", 1, s->path, out,
+		    outlen)) != 0)
+			return r;
+		if ((r = runnable(out)) == 1)
+			return 0;
+		errno = EACCES;
+		return r == 0 ? -BNC_ERR_SYS : -BNC_ERR_NOT_FOUND;
+	}
+	for (; e != NULL && *e != NULL && path == NULL; e++)
+		if (strncmp(*e, "PATH=", 5) == 0)
+			path = *e + 5;
+	if (path == NULL)
+		path = "/bin:/usr/bin";		/* glibc's, when unset */
+	for (p = path;; p = end + 1) {
+		end = strchr(p, ':');
+		if (end == NULL)
+			end = p + strlen(p);
+		if (candidate(s->cwd, p, (size_t)(end - p), s->path, out,
+		    outlen) == 0) {
+			if ((r = runnable(out)) == 1)
+				return 0;
+			seen |= r == 0;
+		}
+		if (*end == '\0')
+			break;
+	}
+	errno = EACCES;
+	return seen ? -BNC_ERR_SYS : -BNC_ERR_NOT_FOUND;
 }

@@ -31,5 +31,16 @@ void	spawn_spec_init(struct spawn_spec *);
  * (exec, the fd layout, the group drop) is reported by the child exiting
  * 127 with a message on its stderr (fd_err). */
 int	spawn_child(const struct spawn_spec *, pid_t *pidp);
+/*
+ * The file spawn_child would execute for s->path, found as execv(p)
+ * finds it: a path with '/' as it is, else each directory of the PATH in
+ * s->envp (or in ours when envp is NULL; "/bin:/usr/bin" when unset),
+ * relative ones from s->cwd.  Returns 0 with the file's path in out, or
+ * -BNC_ERR_NOT_FOUND (no such file), -BNC_ERR_SYS with errno EACCES
+ * (found, but not an executable regular file) or -BNC_ERR_TOO_LARGE (a
+ * path longer than outlen).  For `bouncer-monitor -t': the exec may
+ * still fail later.
+ */
+int	spawn_resolve(const struct spawn_spec *s, char *out, size_t outlen);
 
 #endif /* BNC_SPAWN_H */

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +242,47 @@ load_registry(const struct config *cfg, struct policy *pol)
  * implicit agent.  A registry and no known token: the session runs, and
  * refuses every request with the reason (client.c), audited once.
  */
+/*
+ * -t: can each upstream's command be found and run, looked for as
+ * spawn_child will (its cwd, the PATH of its env or ours)?  One line per
+ * problem; their number.
+ */
+static int
+check_commands(const struct config *cfg)
+{
+	static const char *const why_slash = "does not exist",
+	    *const why_path = "is not found in PATH";
+	const struct upstream_cfg *u;
+	struct spawn_spec sp;
+	char path[PATH_MAX];
+	const char *why;
+	size_t i, j;
+	int bad = 0, r;
+
+	for (i = 0; i < cfg->nups; i++) {
+		u = &cfg->ups[i];
+		spawn_spec_init(&sp);
+		sp.path = u->command;
+		sp.cwd = u->cwd;
+		for (j = 0; j < u->nenv; j++)
+			if (strncmp(u->env[j], "PATH=", 5) == 0)
+				sp.envp = u->env;
+		if ((r = spawn_resolve(&sp, path, sizeof(path))) == 0)
+			continue;
+		if (r == -BNC_ERR_NOT_FOUND)
+			why = strchr(u->command, '/') != NULL ? why_slash :
+			    why_path;
+		else if (r == -BNC_ERR_SYS)
+			why = "is not an executable file";
+		else
+			why = "is too long a path";
+		fprintf(stderr, "bouncer-monitor: upstream %s: command "
+		    "\"%s\" %s\n", u->name, u->command, why);
+		bad++;
+	}
+	return bad;
+}
+
 /* Is any built-in work tool's carrier configured? */
 static int
 any_work(const struct session *s)
@@ -443,6 +485,8 @@ main(int argc, char **argv)
 		exit(credaudit_run(&sess, &cfg, stdout));
 	}
 	if (test) {
+		if (check_commands(&cfg) > 0)
+			exit(1);
 		consent_keys_free(sess.consent_keys);
 		registry_free(sess.registry);
 		policy_free(sess.policy);

@@ -224,6 +224,36 @@ env XDG_CONFIG_HOME=xdg-relative HOME="$TESTDIR/home" timeout 10 \
 grep -qF "$TESTDIR/home/.config/bouncer/bouncer.yaml" "$ERR" ||
     fail "a relative \$XDG_CONFIG_HOME was used: $(cat "$ERR")"
 
+# -t looks for each upstream's command as the spawn will: a missing file,
+# a name not in PATH and a file that cannot run are problems (exit 1,
+# one line each); a name found in the upstream's own PATH (relative to
+# its cwd) and a relative path from its cwd are not.
+mkdir -p "$TESTDIR/cmds/bin"
+printf '#!/bin/sh\n' >"$TESTDIR/cmds/bin/srv"
+chmod +x "$TESTDIR/cmds/bin/srv"
+cat >"$TESTDIR/cmds.yaml" <<YAML
+upstreams:
+  a: { command: $TESTDIR/cmds/none }
+  b: { command: bouncer-no-such-command }
+  c: { command: $TESTDIR/cmds.yaml }
+  d: { command: srv, env: { PATH: "bin:/usr/bin" }, cwd: $TESTDIR/cmds }
+  e: { command: ./bin/srv, cwd: $TESTDIR/cmds }
+  f: { command: sh }
+YAML
+timeout 10 "$MONITOR" -t -f "$TESTDIR/cmds.yaml" </dev/null >"$OUT" 2>"$ERR"
+RC=$?
+[ "$RC" = 1 ] || fail "-t with bad commands exited $RC, want 1"
+for w in "upstream a: command \"$TESTDIR/cmds/none\" does not exist" \
+    'upstream b: command "bouncer-no-such-command" is not found in PATH' \
+    "upstream c: command \"$TESTDIR/cmds.yaml\" is not an executable file"; do
+	grep -qF "$w" "$ERR" || fail "-t did not say: $w: $(cat "$ERR")"
+done
+[ "$(grep -c 'command' "$ERR")" = 3 ] ||
+    fail "-t named a good command: $(cat "$ERR")"
+timeout 10 "$MONITOR" -t -- "$TESTDIR/cmds/none" </dev/null >"$OUT" 2>"$ERR" &&
+    fail "-t passed a missing command after --"
+grep -qF 'does not exist' "$ERR" || fail "-t -- said: $(cat "$ERR")"
+
 # No upstream at all: the monitor refuses to start.
 printf 'max_message: 8192\n' >"$TESTDIR/none.yaml"
 timeout 10 "$MONITOR" -f "$TESTDIR/none.yaml" </dev/null >"$OUT" 2>"$ERR"
