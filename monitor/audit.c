@@ -219,9 +219,8 @@ struct audit {
 	sqlite3_stmt	*oob_insert;
 	sqlite3_stmt	*oob_answer;
 	int		 record_full;
-	struct buf	*canon;		/* canonical encoding of the args */
+	struct buf	*canon;		/* the args' canonical JSON */
 	struct buf	*sinks;		/* rendered sinks object */
-	struct buf	*full;		/* rendered args (record_full) */
 	char		 why[256];	/* why the last append failed, taken
 					 * before its rollback overwrote it */
 	int		 ckpt_fd;	/* to the checkpointer, or -1 */
@@ -580,14 +579,18 @@ audit_append(struct audit *a, const struct audit_row *row, int64_t *seqp)
 	/* Everything that does not depend on the chain, outside the lock. */
 	buf_reset(a->canon);
 	buf_reset(a->sinks);
-	buf_reset(a->full);
 	if ((r = render_sinks(a->sinks, row)) != 0)
 		goto out;
 	f[C_SINKS].type = F_TEXT;
 	f[C_SINKS].p = (const char *)buf_ptr(a->sinks);
 	f[C_SINKS].len = buf_len(a->sinks);
+	/*
+	 * The arguments' digest is of their canonical JSON (DESIGN 7, keys
+	 * sorted, no whitespace), the form anyone can recompute from the
+	 * call; recorded in full, they are that same text.
+	 */
 	if (row->args != NULL) {
-		if ((r = value_encode_canonical(a->canon, row->args)) != 0)
+		if ((r = value_render_canonical(a->canon, row->args)) != 0)
 			goto out;
 		crypto_hash_sha256(digest, buf_ptr(a->canon),
 		    buf_len(a->canon));
@@ -597,11 +600,9 @@ audit_append(struct audit *a, const struct audit_row *row, int64_t *seqp)
 		f[C_ARGS_LEN].type = F_INT;
 		f[C_ARGS_LEN].i = (int64_t)buf_len(a->canon);
 		if (a->record_full) {
-			if ((r = value_render(a->full, row->args)) != 0)
-				goto out;
 			f[C_ARGS].type = F_TEXT;
-			f[C_ARGS].p = (const char *)buf_ptr(a->full);
-			f[C_ARGS].len = buf_len(a->full);
+			f[C_ARGS].p = (const char *)buf_ptr(a->canon);
+			f[C_ARGS].len = buf_len(a->canon);
 		}
 	}
 	text_field(&f[C_SESSION], row->session);
@@ -1221,7 +1222,6 @@ audit_open(const char *state_dir, enum audit_sync sync, int record_full,
 	a->record_full = record_full != 0;
 	a->canon = buf_new();
 	a->sinks = buf_new();
-	a->full = buf_new();
 	rc = sqlite3_open_v2(path, &a->db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_PRIVATECACHE, NULL);
 	if (rc != SQLITE_OK || (rc = harden(a->db)) != SQLITE_OK)
@@ -1313,7 +1313,6 @@ audit_close(struct audit *a)
 		close(a->ckpt_fd);
 	buf_free(a->canon);
 	buf_free(a->sinks);
-	buf_free(a->full);
 	free(a);
 }
 

@@ -11,7 +11,7 @@
 
 . "${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}/regress/test-lib.sh"
 
-require_cmd sqlite3
+require_cmd sqlite3 sha256sum
 APPEND=$top_builddir/regress/mocks/audit-append
 [ -x "$AUDIT" ] || fail "no bouncer-audit at $AUDIT (build it first)"
 [ -x "$APPEND" ] || fail "no audit-append at $APPEND (make check builds it)"
@@ -107,6 +107,13 @@ jq -e -s '.[0].sinks == {"to": "user1@example.com"} and
     .[10].nonce == "00ff00ff" and .[10].contract == "consent"' \
     "$OUT" >/dev/null || fail "-j: sinks or digests wrong:
 $(cat "$OUT")"
+# the digest is of the arguments' canonical JSON (keys sorted, no spaces):
+# anyone can recompute it from the call
+CANON='{"body":"hidden text","repo":"o/r"}'
+jq -e -s --arg h "$(printf '%s' "$CANON" | sha256sum | cut -d' ' -f1)" \
+    --argjson n "${#CANON}" '.[10].args_sha256 == $h and
+    .[10].args_len == $n' "$OUT" >/dev/null ||
+    fail "-j: args_sha256 is not of the canonical JSON $CANON: $(sed -n 11p "$OUT")"
 grep -q 'secret body\|hidden text' "$OUT" &&
     fail "a non-sink argument is in the log in clear"
 

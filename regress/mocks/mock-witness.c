@@ -14,7 +14,7 @@
  * the client sees a call that overtook its own record.
  *
  * The digest is computed as monitor/audit.c computes it: SHA-256 of the
- * canonical encoding (common/value.c) of the call's arguments, or of a
+ * canonical JSON (common/value-json.c) of the call's arguments, or of a
  * request's params; arguments that carry a fresh nonce make the row
  * unique.  The surface: one tool "stamp" (a string "nonce"), one prompt
  * "brief" (an argument "nonce") and one resource template
@@ -35,6 +35,7 @@
 
 #include "buf.h"
 #include "value.h"
+#include "value-json.h"
 
 static FILE		*logfp;
 static const char	*dbpath;
@@ -104,7 +105,7 @@ committed_row(const char *tool, const cJSON *args)
 	if (args == NULL)
 		goto out;
 	v = from_cjson(args);
-	if (value_encode_canonical(canon, v) != 0)
+	if (value_render_canonical(canon, v) != 0)
 		die("cannot encode the arguments");
 	crypto_hash_sha256(digest, buf_ptr(canon), buf_len(canon));
 	sodium_bin2hex(hex, sizeof(hex), digest, sizeof(digest));

@@ -557,6 +557,11 @@ START_TEST(test_triggers)
 }
 END_TEST
 
+/* mail_args() as canonical JSON: keys in byte order, no whitespace */
+#define CANON_MAIL	"{\"body\":\"TOPSECRET payroll\",\"cc\":" \
+			"[\"a@example.com\",7],\"n\":42," \
+			"\"to\":\"evil@example.com\"}"
+
 static struct value *
 mail_args(void)
 {
@@ -589,7 +594,8 @@ START_TEST(test_sinks_digest)
 	append_ok(a, &row);
 	audit_close(a);
 
-	ck_assert_int_eq(value_encode_canonical(b, args), 0);
+	/* what anyone recomputes from the call: its canonical JSON */
+	buf_put(b, CANON_MAIL, strlen(CANON_MAIL));
 	crypto_hash_sha256(d, buf_ptr(b), buf_len(b));
 	sodium_bin2hex(hex, sizeof(hex), d, 32);
 
@@ -623,7 +629,6 @@ START_TEST(test_record_full)
 	struct audit *a = open_log(AUDIT_SYNC_NORMAL, 1);
 	struct audit_row row;
 	struct value *args = mail_args();
-	struct buf *b = buf_new();
 	char *s;
 	sqlite3 *db;
 
@@ -631,19 +636,18 @@ START_TEST(test_record_full)
 	row.args = args;
 	append_ok(a, &row);
 	audit_close(a);
-	ck_assert_int_eq(value_render(b, args), 0);
-	ck_assert_int_eq(buf_put_u8(b, 0), 0);
 	db = raw_open();
+	/* the canonical JSON that args_sha256 is of, and its length */
 	s = raw_text(db, "SELECT args FROM decisions");
-	ck_assert_str_eq(s, (const char *)buf_ptr(b));
-	ck_assert_ptr_nonnull(strstr(s, "TOPSECRET"));
+	ck_assert_str_eq(s, CANON_MAIL);
 	free(s);
+	ck_assert_int_eq(raw_int(db, "SELECT args_len FROM decisions"),
+	    (int64_t)strlen(CANON_MAIL));
 	/* no sink names: an empty object, not NULL */
 	s = raw_text(db, "SELECT sinks FROM decisions");
 	ck_assert_str_eq(s, "{}");
 	free(s);
 	sqlite3_close(db);
-	buf_free(b);
 	value_free(args);
 	expect_intact(1);
 }
