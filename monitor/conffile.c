@@ -1,9 +1,8 @@
 /*
  * conffile.c - load and check bouncer.yaml.
  *
- * Keys are tables: each known key has a handler; anything else is an
- * error naming file, line and key.  Keys that later releases give meaning
- * are accepted only with the type they will have.
+ * Keys are tables: each known key has a handler that checks its type
+ * and value; anything else is an error naming file, line and key.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -719,7 +718,6 @@ static const struct cfg_key cfg_keys[] = {
 	{ "max_message",	key_max_message },
 	{ "max_session_memory",	key_max_session_memory },
 	{ "upstreams",		key_upstreams },
-	/* reserved for the contract engine, governance and carriers */
 	{ "audit",		key_audit },
 	{ "policy",		key_policy },
 	{ "packs",		key_packs },
