@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bounds.h"
 #include "buf.h"
@@ -80,6 +81,27 @@ check_shape(enum canon_kind kind, const char *form)
 	}
 }
 
+/*
+ * Does s hold a '/' percent-encoded once or more ("%2F", "%252F", ...),
+ * that decoding BNC_URI_DECODE_ROUNDS times, as canon_whole reads a
+ * URL's rest, brings back?
+ */
+static int
+encoded_slash(const char *s)
+{
+	const char *p;
+	int k;
+
+	for (p = strchr(s, '%'); p != NULL; p = strchr(p + 1, '%')) {
+		for (k = 0; strncmp(p + 1 + 2 * k, "25", 2) == 0; k++)
+			;
+		if (k < BNC_URI_DECODE_ROUNDS &&
+		    strncasecmp(p + 1 + 2 * k, "2f", 2) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* One identity, found or whole: its shape, and its form a fixed point. */
 static void
 check_id(const struct canon_id *id, size_t textlen)
@@ -100,14 +122,14 @@ check_id(const struct canon_id *id, size_t textlen)
 	/*
 	 * A URL that holds another is no single identity (canon_whole):
 	 * "://" again, or a redirect target, "//" plain or with its '/'
-	 * percent-encoded (once or more).  A form writes a backslash of a
-	 * path as "%5C", which a server may decode to a slash: read again,
-	 * "s:\\host" in a path is "s:%5C%5Chost", a target as well.
+	 * percent-encoded (once or more, up to BNC_URI_DECODE_ROUNDS).  A
+	 * form writes a backslash of a path as "%5C", which a server may
+	 * decode to a slash: read again, "s:\\host" in a path is
+	 * "s:%5C%5Chost", a target as well.
 	 */
 	if (r == 0 && id->kind == CANON_URL &&
 	    (p = strstr(id->form, "://")) != NULL &&
-	    (strstr(p + 3, "//") != NULL || strcasestr(p + 3, "%2f") != NULL ||
-	    strcasestr(p + 3, "%252f") != NULL ||
+	    (strstr(p + 3, "//") != NULL || encoded_slash(p + 3) ||
 	    strcasestr(p + 3, "%5c") != NULL))
 		return;
 	/* a mailbox that is a scheme-relative URL too is none whole */
