@@ -783,6 +783,10 @@ client_upstream_ready(struct session *s)
 			    "\"%s\" failed to start: %s", s->ups[i].name,
 			    s->ups[i].fail_reason != NULL ?
 			    s->ups[i].fail_reason : "unknown");
+			/* said to the client for every request from now
+			 * on, until it closes (DESIGN 10) */
+			s->start_error = xstrdup(msg);
+			s->wait_client = 1;
 			client_send_error(s, &s->init_id, -32603, msg);
 			rpc_id_clear(&s->init_id);
 			replay_queued(s, 1);
@@ -832,6 +836,15 @@ client_message(struct session *s, struct rpc *mp)
 		if (m.kind == RPC_REQUEST)
 			client_send_error(s, &m.id, CLIENT_ERR_IDENTITY,
 			    s->identity_error);
+		msg_rpc_free(&m);
+		return;
+	}
+	/* a failed start serves nothing, and says why, but ping */
+	if (s->start_error != NULL) {
+		if (m.kind == RPC_REQUEST && strcmp(m.method, "ping") == 0)
+			client_send_result(s, &m.id, value_object());
+		else if (m.kind == RPC_REQUEST)
+			client_send_error(s, &m.id, -32603, s->start_error);
 		msg_rpc_free(&m);
 		return;
 	}
@@ -893,7 +906,7 @@ replay_queued(struct session *s, int failed)
 		if (failed) {
 			if (q[i].kind == RPC_REQUEST)
 				client_send_error(s, &q[i].id, -32603,
-				    "Internal error: session failed to start");
+				    s->start_error);
 			msg_rpc_free(&q[i]);
 		} else
 			client_message(s, &q[i]);

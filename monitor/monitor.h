@@ -83,6 +83,12 @@ struct session {
 	int			 exit_code;
 	int			 started;	/* every worker said hello and the
 						 * start row is written */
+	char			*start_error;	/* the start failed: every
+						 * request but ping is refused
+						 * with this */
+	int			 wait_client;	/* ...and the session ends at
+						 * the client's EOF (or a
+						 * signal), not before */
 	/* everything it holds but the taint index (max_session_memory) */
 	struct memacct		 mem;
 	/* the contract engine */

@@ -125,6 +125,17 @@ closing_progress(struct session *s)
 			return;
 	for (i = 0; i < s->nups; i++)
 		send_shutdown(s, &s->ups[i].worker);
+	/*
+	 * A failed start is told to every request until the client
+	 * closes: the session ends with the client (DESIGN 10).  The
+	 * grace is for the upstreams, which are gone; it starts again
+	 * when the wait ends.
+	 */
+	if (s->wait_client && !s->force_close && !child_at_eof(&s->client)) {
+		evtimer_del(s->grace_timer);
+		s->grace_stage = 0;
+		return;
+	}
 	send_shutdown(s, &s->client);
 	if (child_all_exited())
 		event_base_loopexit(s->base, NULL);
@@ -159,12 +170,20 @@ grace_timeout(evutil_socket_t fd, short what, void *arg)
 	evtimer_add(s->grace_timer, &tv);
 }
 
+/* The children's grace to leave in, from now. */
+static void
+grace_start(struct session *s)
+{
+	struct timeval tv = { BNC_KILL_GRACE_MS / 1000,
+	    (BNC_KILL_GRACE_MS % 1000) * 1000 };
+
+	evtimer_add(s->grace_timer, &tv);
+}
+
 /* Entered CLOSING: each upstream gets EOF, and a grace to leave in. */
 static void
 closing(struct session *s, int code)
 {
-	struct timeval tv = { BNC_KILL_GRACE_MS / 1000,
-	    (BNC_KILL_GRACE_MS % 1000) * 1000 };
 	size_t i;
 
 	if (code > s->exit_code)
@@ -174,7 +193,18 @@ closing(struct session *s, int code)
 	carriers_close(s);
 	for (i = 0; i < s->nups; i++)
 		upstream_close_input(&s->ups[i]);
-	evtimer_add(s->grace_timer, &tv);
+	grace_start(s);
+	closing_progress(s);
+}
+
+/* The wait of a failed start for its client is over. */
+static void
+end_wait(struct session *s)
+{
+	if (!s->wait_client)
+		return;
+	s->wait_client = 0;
+	grace_start(s);
 	closing_progress(s);
 }
 
@@ -273,9 +303,14 @@ session_event(struct session *s, enum session_event ev)
 	case SEV_END:
 		if (s->state != was)
 			closing(s, ev == SEV_FAIL);
+		else if (ev == SEV_END)
+			end_wait(s);	/* a signal */
+		break;
+	case SEV_CLIENT_EOF:
+		if (s->state == SESSION_CLOSING)
+			end_wait(s);
 		break;
 	case SEV_FATAL:
-	case SEV_CLIENT_EOF:
 	case SEV_SETTLED:
 		break;
 	}
