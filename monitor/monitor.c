@@ -452,6 +452,16 @@ main(int argc, char **argv)
 		fprintf(stderr, "bouncer-monitor: consent.keys: %s\n", err);
 		exit(1);
 	}
+	/* a directory named and empty or absent trusts no key: every
+	 * token is refused, which -t reports and a session logs */
+	if (cfg.consent_keys != NULL &&
+	    consent_keys_count(sess.consent_keys) == 0) {
+		fprintf(stderr, "bouncer-monitor: %sconsent.keys: no key "
+		    "in %s: every consent token will be refused\n",
+		    test ? "" : "warning: ", cfg.consent_keys);
+		if (test)
+			exit(1);
+	}
 	/*
 	 * The credential files are opened now, before any untrusted input
 	 * (and in packaged mode with the monitor's group); their bytes are

@@ -254,6 +254,24 @@ timeout 10 "$MONITOR" -t -- "$TESTDIR/cmds/none" </dev/null >"$OUT" 2>"$ERR" &&
     fail "-t passed a missing command after --"
 grep -qF 'does not exist' "$ERR" || fail "-t -- said: $(cat "$ERR")"
 
+# consent.keys naming a directory with no key (absent, or empty) trusts
+# none: -t reports it; a session starts and warns, and every token is
+# refused (consent-gated.sh refuses an unknown key).
+mkdir -p "$TESTDIR/emptykeys"
+for d in "$TESTDIR/emptykeys" "$TESTDIR/nokeys"; do
+	printf 'consent: { keys: %s }\n' "$d" >"$TESTDIR/keys.yaml"
+	timeout 10 "$MONITOR" -t -f "$TESTDIR/keys.yaml" -- "$MOCK" \
+	    </dev/null >"$OUT" 2>"$ERR" && fail "-t passed consent.keys $d"
+	grep -qF "consent.keys: no key in $d: every consent token will be refused" \
+	    "$ERR" || fail "-t on consent.keys $d said: $(cat "$ERR")"
+done
+start_monitor -f "$TESTDIR/keys.yaml" -- "$MOCK"
+handshake
+stop_monitor
+[ "$MON_STATUS" = 0 ] || fail "a session with no consent key exited $MON_STATUS"
+grep -qF "warning: consent.keys: no key in $TESTDIR/nokeys" "$MONLOG" ||
+    fail "the session did not warn of no consent key"
+
 # No upstream at all: the monitor refuses to start.
 printf 'max_message: 8192\n' >"$TESTDIR/none.yaml"
 timeout 10 "$MONITOR" -f "$TESTDIR/none.yaml" </dev/null >"$OUT" 2>"$ERR"
