@@ -235,14 +235,6 @@ load_registry(const struct config *cfg, struct policy *pol)
 }
 
 /*
- * Who the client is (DESIGN 6): the agent whose bearer token the MCP
- * client put in this server's environment.  The token leaves the
- * environment before any child starts (an upstream must never learn
- * it) and is wiped; only its hash was compared.  No registry: the one
- * implicit agent.  A registry and no known token: the session runs, and
- * refuses every request with the reason (client.c), audited once.
- */
-/*
  * -t: can each upstream's command be found and run, looked for as
  * spawn_child will (its cwd, the PATH of its env or ours)?  One line per
  * problem; their number.
@@ -283,18 +275,29 @@ check_commands(const struct config *cfg)
 	return bad;
 }
 
-/* Is any built-in work tool's carrier configured? */
+/*
+ * Are built-in work tools offered: a carrier configured, and a registry
+ * to grant them (builtin.c offers them to registered agents only)?
+ */
 static int
 any_work(const struct session *s)
 {
 	int k;
 
-	for (k = 0; k < WORK_KINDS; k++)
+	for (k = 0; k < WORK_KINDS && s->registry != NULL; k++)
 		if (carriers_configured(s, k))
 			return 1;
 	return 0;
 }
 
+/*
+ * Who the client is (DESIGN 6): the agent whose bearer token the MCP
+ * client put in this server's environment.  The token leaves the
+ * environment before any child starts (an upstream must never learn
+ * it) and is wiped; only its hash was compared.  No registry: the one
+ * implicit agent.  A registry and no known token: the session runs, and
+ * refuses every request with the reason (client.c), audited once.
+ */
 static void
 identify(struct session *s)
 {
@@ -480,7 +483,7 @@ main(int argc, char **argv)
 	if (cfg.nups == 0 && !any_work(&sess) && !test && !credaudit) {
 		fprintf(stderr, "bouncer-monitor: nothing to gate: no "
 		    "upstream configured (give one after -- or in %s) and "
-		    "no work tools\n",
+		    "no work tools (they need a registry)\n",
 		    cfgpath != NULL ? cfgpath : "bouncer.yaml");
 		exit(1);
 	}

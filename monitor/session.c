@@ -204,7 +204,9 @@ end_wait(struct session *s)
 	if (!s->wait_client)
 		return;
 	s->wait_client = 0;
-	grace_start(s);
+	/* a grace still running for an upstream goes on as it was */
+	if (!evtimer_pending(s->grace_timer, NULL))
+		grace_start(s);
 	closing_progress(s);
 }
 
@@ -345,9 +347,11 @@ start_timeout(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	/* the client's worker too when there is no upstream (work tools) */
+	if (!child_said_hello(&s->client))
+		fatal("a worker did not report ready in time");
 	for (i = 0; i < s->nups; i++)
-		if (!child_said_hello(&s->ups[i].worker) ||
-		    !child_said_hello(&s->client))
+		if (!child_said_hello(&s->ups[i].worker))
 			fatal("a worker did not report ready in time");
 	if (s->state != SESSION_INIT && s->state != SESSION_DRAIN)
 		return;

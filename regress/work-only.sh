@@ -5,8 +5,8 @@
 # starts, lists the agent's work tools, posts a consented comment
 # through the GitHub carrier to the loopback mock, answers ping, and ends
 # with status 0 when the client closes; a configuration with neither an
-# upstream nor a work tool is refused before anything starts, saying
-# why.
+# upstream nor a work tool (work tools need a registry) is refused
+# before anything starts, saying why.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -92,4 +92,12 @@ fi
 grep -q 'nothing to gate' "$TESTDIR/err" ||
     fail "the refusal did not say why: $(cat "$TESTDIR/err")"
 [ ! -s "$TESTDIR/out" ] || fail "the refused monitor wrote: $(cat "$TESTDIR/out")"
+# work tools without a registry are offered to nobody: nothing to gate
+grep -v '^registry:' "$TESTDIR/bouncer.yaml" >"$TESTDIR/noreg.yaml"
+if "$MONITOR" -f "$TESTDIR/noreg.yaml" </dev/null >"$TESTDIR/out" \
+    2>"$TESTDIR/err"; then
+	fail "work tools without a registry ran"
+fi
+grep -q 'nothing to gate.*they need a registry' "$TESTDIR/err" ||
+    fail "the refusal without a registry did not say why: $(cat "$TESTDIR/err")"
 pass

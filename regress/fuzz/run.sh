@@ -47,6 +47,10 @@ if [ $# -eq 0 ]; then
 	exit 2
 fi
 if [ -n "$campaign" ]; then
+	if ! command -v flock >/dev/null 2>&1; then
+		echo "run.sh: FUZZ_CAMPAIGN needs flock(1) (util-linux)" >&2
+		exit 2
+	fi
 	mkdir -p "$campaign" || exit 1
 	campaign=$(cd "$campaign" && pwd) || exit 1
 fi
