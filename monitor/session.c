@@ -349,10 +349,12 @@ start_timeout(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	/* the client's worker too when there is no upstream (work tools) */
 	if (!child_said_hello(&s->client))
-		fatal("a worker did not report ready in time");
+		fatal("%s: no hello within %d s", s->client.tag,
+		    BNC_HELLO_TIMEOUT_S);
 	for (i = 0; i < s->nups; i++)
 		if (!child_said_hello(&s->ups[i].worker))
-			fatal("a worker did not report ready in time");
+			fatal("%s: no hello within %d s", s->ups[i].worker.tag,
+			    BNC_HELLO_TIMEOUT_S);
 	if (s->state != SESSION_INIT && s->state != SESSION_DRAIN)
 		return;
 	for (i = 0; i < s->nups; i++)

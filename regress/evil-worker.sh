@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 #
 # regress/evil-worker.sh - a compromised worker can lie, but it cannot
-# act: every way of breaking the IPC protocol (no hello, a hello that
-# claims no sandbox or another process, a wrong frame version, a message
-# of the monitor's own direction, an fd, a malformed payload, a frame
-# after the worker said its input ended, dying, and in a production
-# build, a truthful hello from a debug-sandbox worker) and
+# act: every way of breaking the IPC protocol (no hello, silence past
+# the hello timeout, a hello that claims no sandbox or another process,
+# a wrong frame version, a message of the monitor's own direction, an
+# fd, a malformed payload, a frame after the worker said its input
+# ended, dying, and in a production build, a truthful hello from a
+# debug-sandbox worker) and
 # every well-formed lie (a value tree with a duplicate key, or one level
 # deeper than the cap) ends the session: the monitor exits 1, says why,
 # leaves no child behind, and its last audit row is the fatal error,
@@ -18,7 +19,7 @@ EVIL=$top_builddir/regress/mocks/evil-worker
 [ -x "$EVIL" ] || fail "no $EVIL (make check builds it)"
 
 modes="nohello wrongpid wrongrole trailing badversion wrongdir passfd garbage"
-modes="$modes exit dupkey deep eofthen"
+modes="$modes exit dupkey deep eofthen silent"
 sandbox_disabled || modes="$modes unsandboxed"
 # a debug-sandbox worker traps rather than dies: only a debug build's
 # monitor takes one
@@ -31,6 +32,7 @@ fault_of() {
 	dupkey) echo "duplicate object key" ;;
 	deep) echo "nesting over limit" ;;
 	eofthen) echo "rpc-in after input-eof" ;;
+	silent) echo "no hello within" ;;
 	debugsandbox) echo "debug sandbox" ;;
 	esac
 }
@@ -55,7 +57,8 @@ for role in client upstream; do
 		BOUNCER_LIBEXEC=$dir start_monitor -- "$MOCK" -n "$marker" $stay
 		# The client worker may be the liar; a request costs nothing.
 		try_send "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}" || true
-		wait_monitor 10
+		# silent: the hello timeout (BNC_HELLO_TIMEOUT_S, 10 s) ends it
+		wait_monitor 20
 		[ "$MON_STATUS" = 1 ] ||
 		    fail "$role/$mode: monitor exited $MON_STATUS, want 1"
 		pgrep -f "mock-upstream -n $marker" >/dev/null &&
@@ -73,7 +76,7 @@ for role in client upstream; do
 		# start row, that its workers are sandboxed.
 		case $mode in
 		nohello|wrongpid|wrongrole|trailing|badversion|passfd|\
-		unsandboxed|debugsandbox)
+		unsandboxed|debugsandbox|silent)
 			sid=$(jq -r .session <<<"$last")
 			"$AUDIT" -D "$BOUNCER_STATE_DIR/audit.db" -j |
 			    jq -e -s --arg s "$sid" 'all(.[];

@@ -4,7 +4,9 @@
 # upstream (DESIGN 1: bouncer gates work tools and/or upstreams): it
 # starts, lists the agent's work tools, posts a consented comment
 # through the GitHub carrier to the loopback mock, answers ping, and ends
-# with status 0 when the client closes; a configuration with neither an
+# with status 0 when the client closes; a client worker that never says
+# hello ends such a session at the hello timeout, as it would one with
+# upstreams (regress/evil-worker.sh); a configuration with neither an
 # upstream nor a work tool (work tools need a registry) is refused
 # before anything starts, saying why.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -80,6 +82,30 @@ jq -e -s --arg x "$TEXT" '[.[] | select(.method == "POST" and
 "$AUDIT" -D "$DB" -j -a poster -T post_human_authored_comment | jq -e -s '
     length == 1 and .[0].verdict == "allow"' >/dev/null ||
     fail "the post's audit row is not one allow"
+
+# ---- a client worker that never says hello: the start timer ends it --
+# With no upstream, the client's worker is the only worker whose hello
+# the start timer awaits (BNC_HELLO_TIMEOUT_S, 10 s).
+SILENT=$TESTDIR/silent
+work_libexec "$SILENT"
+rm -f "$SILENT/bouncer-worker"
+ln -s "$WORKER" "$SILENT/real-worker"
+printf '#!/bin/sh\nexec "%s" silent "%s" client "$@"\n' \
+    "$top_builddir/regress/mocks/evil-worker" "$SILENT/real-worker" \
+    >"$SILENT/bouncer-worker"
+chmod 755 "$SILENT/bouncer-worker"
+BOUNCER_LIBEXEC=$SILENT BOUNCER_AGENT_TOKEN=$PTOK \
+    start_monitor -f "$TESTDIR/bouncer.yaml"
+try_send '{"jsonrpc":"2.0","id":0,"method":"ping"}' || true
+wait_monitor 20
+[ "$MON_STATUS" = 1 ] ||
+    fail "a session whose worker never said hello exited $MON_STATUS"
+tail -n 3 "$MONLOG" | grep -q 'worker:client: no hello within 10 s' ||
+    fail "the monitor did not say which worker was silent"
+pgrep -af "$SILENT/" && fail "a child outlived the session (above)"
+"$AUDIT" -D "$DB" -j -n 1 | jq -e '.tool == "fatal" and
+    (.reason | contains("worker:client: no hello"))' >/dev/null ||
+    fail "the last audit row is not the fatal one"
 
 # ---- neither an upstream nor a work tool: refused, saying why -------
 write_config "$TESTDIR/empty.yaml" <<YAML

@@ -6,7 +6,8 @@
 # corpus and count, stops at its target, counts a run stopped by a
 # signal or killed outright, refuses a second run while one runs, starts
 # over for a rebuilt program, and keeps a reproducer; without a
-# campaign the scratch copy goes when it passes.
+# campaign the scratch copy goes when it passes; without flock(1) a
+# campaign refuses to run.
 
 set -u
 
@@ -136,6 +137,16 @@ out=$(cd "$t/bin" && top_srcdir="$t/src" FUZZ_SCRATCH="$t" FAKE=crash \
     fail "a scratch crash passed"
 ls "$t"/bouncer-fuzz-fake.*/crash-0123 >/dev/null 2>&1 ||
     fail "a scratch crash's reproducer was not kept"
+# 9. a campaign without flock(1) (a PATH that has none) refuses, saying
+# so, before it counts or makes anything
+mkdir "$t/nopath"
+sh=$(command -v sh)
+out=$(cd "$t/bin" && PATH="$t/nopath" top_srcdir="$t/src" FUZZ_RUNS=5 \
+    FUZZ_CAMPAIGN="$t/camp2" "$sh" "$run" regress/fuzz/fuzz_fake 2>&1)
+[ $? -eq 2 ] || fail "a campaign without flock(1) did not exit 2: $out"
+case $out in *"FUZZ_CAMPAIGN needs flock(1)"*) ;;
+*) fail "the run without flock(1) did not say why: $out";; esac
+[ -e "$t/camp2" ] && fail "the run without flock(1) made its campaign"
 
 if [ $fails -ne 0 ]; then
 	echo "campaign.sh: $fails failed"

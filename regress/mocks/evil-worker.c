@@ -26,6 +26,8 @@
  * "debugsandbox" says hello truthfully for a worker of an
  * --enable-sandbox-debug build, which only such a monitor may accept;
  * "eofthen" says its input ended and then sends a request anyway.
+ * "silent" says nothing at all, as a worker stuck before its hello: the
+ * monitor's start timer must end the session.
  * "ctrlbytes" (client role, regress/core-limits.sh) sends a call whose
  * JSON toward the upstream would be six times its frame.
  *
@@ -802,6 +804,8 @@ main(int argc, char **argv)
 		flood_client(b, nrole);
 	} else if (strcmp(mode, "logflood") == 0) {
 		logflood_client(b, nrole);
+	} else if (strcmp(mode, "silent") == 0) {
+		/* no hello at all: the monitor's start timer must end it */
 	} else if (strcmp(mode, "exit") == 0) {
 		hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
 		send_msg(MSG_HELLO, b, -1);
