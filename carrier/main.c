@@ -19,6 +19,7 @@
  * its table allows.  Its logs travel to the monitor in MSG_LOG frames.
  */
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 
 #include <errno.h>
@@ -331,6 +332,14 @@ carrier_main(int argc, char **argv, const struct carrier_service *const *svcs,
 	size_t i;
 	int ch, r;
 
+	/*
+	 * Not dumpable before anything else: exec made this process
+	 * dumpable, and the credential waits on fd 4.  Until the sandbox,
+	 * any process of the same user (an upstream server) could open
+	 * /proc/PID/fd/4 and read it, or read it out of this memory.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
+		die("prctl(PR_SET_DUMPABLE): %s", strerror(errno));
 	/* a dead peer is an error to report, not a death */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);

@@ -136,15 +136,22 @@ shape_ok(const struct value *v, const struct field *f)
 /*
  * The answer of a call: 0 with its fields, or -1 with why (the vendor's
  * error, or none at all).  A carrier's OK answer of the wrong shape is a
- * lie: fatal.
+ * lie: fatal.  The error's code and message are the vendor's words (or
+ * a hijacked carrier's) and reach the agent in why: untrusted output,
+ * recorded as taint like an upstream's error text.
  */
 static int
-answer(const char *carrier, const struct msg_carrier_result *res,
-    const char *err, const struct field *shape, char *why, size_t whylen)
+answer(struct session *s, const char *carrier,
+    const struct msg_carrier_result *res, const char *err,
+    const struct field *shape, char *why, size_t whylen)
 {
 	if (res == NULL) {
 		snprintf(why, whylen, "%s", err);
 		return -1;
+	}
+	if (res->status != CARRIER_OK) {
+		decide_error_text(&s->dc, res->code);
+		decide_error_text(&s->dc, res->message);
 	}
 	switch (res->status) {
 	case CARRIER_OK:
@@ -455,8 +462,8 @@ tasks_page(struct session *s, void *arg, const struct msg_carrier_result *res,
 	char why[BNC_REASON_MAX];
 	int more, full;
 
-	(void)s;
-	if (answer("notion", res, err, query_fields, why, sizeof(why)) != 0) {
+	if (answer(s, "notion", res, err, query_fields, why,
+	    sizeof(why)) != 0) {
 		builtin_finish(job, NULL, why);
 		return;
 	}
@@ -486,7 +493,7 @@ tasks_source(struct session *s, void *arg,
 	const struct value *ds;
 	char why[BNC_REASON_MAX];
 
-	if (answer("notion", res, err, database_fields, why,
+	if (answer(s, "notion", res, err, database_fields, why,
 	    sizeof(why)) != 0) {
 		builtin_finish(job, NULL, why);
 		return;
@@ -526,8 +533,8 @@ task_got(struct session *s, void *arg, const struct msg_carrier_result *res,
 	struct bjob *job = arg;
 	char why[BNC_REASON_MAX];
 
-	(void)s;
-	if (answer("notion", res, err, task_fields, why, sizeof(why)) != 0) {
+	if (answer(s, "notion", res, err, task_fields, why,
+	    sizeof(why)) != 0) {
 		builtin_finish(job, NULL, why);
 		return;
 	}
@@ -569,8 +576,7 @@ comments_page(struct session *s, void *arg,
 	char why[BNC_REASON_MAX];
 	int more, full;
 
-	(void)s;
-	if (answer("notion", res, err, comments_fields, why,
+	if (answer(s, "notion", res, err, comments_fields, why,
 	    sizeof(why)) != 0) {
 		builtin_finish(job, NULL, why);
 		return;
@@ -611,7 +617,6 @@ posted(struct session *s, void *arg, const struct msg_carrier_result *res,
 	const struct value *id, *url;
 	char why[BNC_REASON_MAX], msg[BNC_REASON_MAX];
 
-	(void)s;
 	if (target == NULL) {		/* send_external_message */
 		vendor = "slack";
 		shape = slack_fields;
@@ -622,10 +627,12 @@ posted(struct session *s, void *arg, const struct msg_carrier_result *res,
 		vendor = "notion";
 		shape = posted_fields;
 	}
-	if (answer(vendor, res, err, shape, why, sizeof(why)) != 0) {
+	if (answer(s, vendor, res, err, shape, why, sizeof(why)) != 0) {
 		builtin_finish(job, NULL, why);
 		return;
 	}
+	/* what the vendor answered (its id, its URL) reaches the agent */
+	decide_record_output(&s->dc, res->data);
 	sc = value_object();
 	value_object_put(sc, "posted", value_bool(1));
 	if (target != NULL) {

@@ -3,6 +3,7 @@
  *
  *	carrier-call [-6] [-c CREDFILE] [-P PORT] [-t SECONDS] COMMAND... \
  *	    -- CARRIER [ARG ...]
+ *	carrier-call -H -- CARRIER [ARG ...]
  *
  * Starts CARRIER with the monitor's fd layout (fd 3 a SEQPACKET socket
  * pair, fd 4 a pipe fed with CREDFILE, nothing above), waits for its
@@ -25,6 +26,11 @@
  * "retry_after", "code", "message", "data"} or {"proc":{...}}), then
  * {"exit":N} or {"signal":N}.  The carrier's log frames go to stderr.
  * Exits 0 only if every command was answered and the carrier exited 0.
+ *
+ * -H holds fd 4 open and empty, as a monitor that has not yet written
+ * the credential: the carrier waits in its read.  carrier-call prints
+ * {"pid":N}, the carrier's, and waits until the carrier is gone (the
+ * scenario kills it), then prints how it ended and exits 0.
  *
  * Test code, never installed; it only ever connects to 127.0.0.1.
  */
@@ -79,6 +85,7 @@ static int ipv6;			/* -6: calls connect to ::1 */
 static pid_t carrier_pid;
 static uint32_t next_id = 1;
 static int timeout_s = BNC_CARRIER_CALL_TIMEOUT_S + 5;
+static int hold;			/* -H */
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
@@ -100,7 +107,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: carrier-call [-6] [-c credfile] [-P port] "
 	    "[-t seconds]\n\t[[-X] -e id [-a name=value]... [-k pid] | "
-	    "-p 'METHOD PATH' | -s]... -- carrier [arg ...]\n");
+	    "-p 'METHOD PATH' | -s]... -- carrier [arg ...]\n"
+	    "       carrier-call -H -- carrier [arg ...]\n");
 	exit(2);
 }
 
@@ -292,6 +300,19 @@ print_json(cJSON *o)
 	cJSON_Delete(o);
 }
 
+/* How the carrier ended: {"exit":N} or {"signal":N}. */
+static void
+print_end(int status)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (WIFEXITED(status))
+		cJSON_AddNumberToObject(o, "exit", WEXITSTATUS(status));
+	else
+		cJSON_AddNumberToObject(o, "signal", WTERMSIG(status));
+	print_json(o);
+}
+
 static void
 print_result(struct buf *payload)
 {
@@ -419,7 +440,7 @@ main(int argc, char **argv)
 	int ch, i, port = 0, sv[2], cp[2], status, r, answered = 0, raw = 0;
 
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt(argc, argv, "6a:c:e:k:p:P:st:X")) != -1) {
+	while ((ch = getopt(argc, argv, "6a:c:e:Hk:p:P:st:X")) != -1) {
 		switch (ch) {
 		case '6':
 			ipv6 = 1;
@@ -438,6 +459,9 @@ main(int argc, char **argv)
 			raw = 0;
 			if (*end != '\0')
 				usage();
+			break;
+		case 'H':
+			hold = 1;
 			break;
 		case 'k':
 			if (ncmds == 0 || cmds[ncmds - 1].kind != CMD_CALL)
@@ -469,7 +493,7 @@ main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc || (hold && (ncmds > 0 || credfile != NULL)))
 		usage();
 	if (credfile != NULL)
 		cred = slurp(credfile, &credlen);
@@ -489,6 +513,15 @@ main(int argc, char **argv)
 	close(sv[1]);
 	close(cp[0]);
 	chan = sv[0];
+	if (hold) {
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "pid", carrier_pid);
+		print_json(o);
+		if (waitpid(carrier_pid, &status, 0) == -1)
+			die("waitpid: %s", strerror(errno));
+		print_end(status);
+		return 0;
+	}
 	/* the credential, then EOF; a carrier that died early is no error
 	 * here: its exit status says what happened */
 	while (off < credlen) {
@@ -528,12 +561,7 @@ main(int argc, char **argv)
 		waitpid(carrier_pid, &status, 0);
 		die("the carrier did not exit on EOF");
 	}
-	o = cJSON_CreateObject();
-	if (WIFEXITED(status))
-		cJSON_AddNumberToObject(o, "exit", WEXITSTATUS(status));
-	else
-		cJSON_AddNumberToObject(o, "signal", WTERMSIG(status));
-	print_json(o);
+	print_end(status);
 	for (i = 0; i < ncmds; i++) {
 		value_free(cmds[i].args);
 		free(cmds[i].line);
