@@ -63,9 +63,10 @@ YAML
 
 BOUNCER_AGENT_TOKEN=$ATOK start_monitor -f "$TESTDIR/bouncer.yaml"
 handshake
+# each answer is megabytes, and the only one in flight: read in blocks
 for id in 1 2; do
 	call $id read_comments "{\"task_id\":\"$PAGE\"}"
-	expect_line "$(f_result $id) and (.result.isError | not) and
+	RECV_BLOCKS=1 expect_line "$(f_result $id) and (.result.isError | not) and
 	    .result.structuredContent.truncated == true and
 	    (.result.structuredContent.comments | length) > 10 and
 	    (.result.structuredContent.comments | length) < 100 and
