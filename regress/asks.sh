@@ -3,8 +3,9 @@
 # regress/asks.sh - asking a human through MCP elicitation: an unproven
 # destination is asked about once, only "accept" approves, the approval
 # covers exactly (tool, parameter, value), a decline denies, each
-# unproven list element is its own question, and an approved ask spends
-# one budget slot, not two.
+# unproven list element is its own question, an approved ask spends
+# one budget slot, not two, and a question left unanswered past
+# asks.timeout denies, an accept after it approving nothing.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -61,4 +62,37 @@ expect_line "$(f_blocked 5) and .result.content[0].text ==
 ping_ok 6
 got=$(mock_calls "$up" | wc -l)
 [ "$got" = 3 ] || fail "want 3 calls forwarded, the upstream got $got"
+stop_monitor
+
+# A question nobody answers denies the call when asks.timeout passes,
+# and saying so; an accept that comes after it approves nothing: the
+# same destination is asked about again.
+up=$TESTDIR/mail2.log
+write_config "$TESTDIR/bouncer.yaml" <<YAML
+state_dir: $BOUNCER_STATE_DIR
+policy: $TESTDIR/policy.yaml
+asks: { timeout: 2 }
+upstreams:
+  mail: { command: "$MAIL", args: [-l, "$up"] }
+YAML
+start_monitor -f "$TESTDIR/bouncer.yaml"
+handshake '{"elicitation":{}}'
+call 1 send_email '{"to":"dave@newco.example","body":"hi"}'
+expect_line '.method == "elicitation/create" and
+    (.params.message | contains("dave@newco.example"))'
+q=$(jget .id)
+expect_line "$(f_blocked 1) and (.result.content[0].text |
+    contains(\"no answer in time\"))" 10
+answer "$q" accept
+call 2 send_email '{"to":"dave@newco.example","body":"hi"}'
+expect_line '.method == "elicitation/create" and
+    (.params.message | contains("dave@newco.example"))'
+answer "$(jget .id)" decline
+expect_line "$(f_blocked 2)"
+ping_ok 3
+[ "$(mock_calls "$up" | wc -l)" = 0 ] ||
+    fail "a call whose question timed out reached the upstream"
+"$AUDIT" -D "$BOUNCER_STATE_DIR/audit.db" -j -T send_email | jq -e -s '
+    [.[] | select(.reason | contains("no answer in time"))] | length == 1' \
+    >/dev/null || fail "no audit row says the question timed out"
 pass
