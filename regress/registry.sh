@@ -153,6 +153,14 @@ list_tools
     fail "the T1 agent sees: $(tr '\n' ' ' <"$TESTDIR/tools.txt")"
 call 1 env '{"name":"BOUNCER_AGENT_TOKEN"}'
 expect_line "$(f_text 1 "(unset)")"
+# nor any other of bouncer's variables in the monitor's environment
+n=20
+for v in BOUNCER_LIBEXEC BOUNCER_PACKS BOUNCER_STATE_DIR; do
+	[ -n "${!v:-}" ] || fail "the test's environment has no $v to withhold"
+	call $n env "{\"name\":\"$v\"}"
+	expect_line "$(f_text $n "(unset)")"
+	n=$((n + 1))
+done
 call 2 add '{"a":1,"b":2}'
 expect_line "$(f_text 2 3)"
 call 3 add '{"a":2,"b":2}'
