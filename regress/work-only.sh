@@ -63,6 +63,14 @@ TOKEN=$("$ISSUE" -y -k "$TESTDIR/admin.key" -f "$TESTDIR/bouncer.yaml" \
 
 BOUNCER_AGENT_TOKEN=$PTOK start_monitor -f "$TESTDIR/bouncer.yaml"
 handshake
+# the monitor holds the credential file open for its carrier; its audit
+# checkpointer, a fork, holds no descriptor of it (SECURITY.md)
+ckpt=$(pgrep -P "$MON_PID" -x bouncer-ckpt) ||
+    fail "no bouncer-ckpt child of the monitor"
+ls -l "/proc/$MON_PID/fd" | grep -q "$TESTDIR/cred/github" ||
+    fail "the monitor does not hold the credential: the check below is void"
+ls -l "/proc/$ckpt/fd" | grep "$TESTDIR/cred" &&
+    fail "bouncer-ckpt holds a credential file (above)"
 request 1 tools/list
 expect_line "$(f_result 1) and ([.result.tools[].name] | sort) ==
     [\"create_draft\", \"post_human_authored_comment\"]"
