@@ -3,7 +3,8 @@
 # regress/proxy-multi.sh - two upstreams from bouncer.yaml: names both
 # serve are shown as <upstream>__<tool>, names only one serves stay
 # plain, and each call reaches the right upstream under the tool's
-# original name (told apart by their logs and their env).
+# original name (told apart by their logs and their env); no worker's
+# stdout is the client's.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -24,6 +25,16 @@ YAML
 
 start_monitor -f "$TESTDIR/bouncer.yaml"
 handshake
+# no worker can write to the client: each one's stdout is /dev/null, and
+# the monitor writes the client's stdout itself (SECURITY.md)
+n=0
+for pid in $(worker_pids); do
+	out=$(readlink "/proc/$pid/fd/1") || fail "cannot read worker $pid's fd 1"
+	[ "$out" = /dev/null ] ||
+	    fail "worker $pid ($(proc_args "$pid")): fd 1 is $out"
+	n=$((n + 1))
+done
+[ "$n" = 3 ] || fail "want 3 workers (the client's and one per upstream), found $n"
 
 # Both upstreams were initialized.
 for l in "$alog" "$blog"; do
