@@ -2,11 +2,11 @@
 #
 # regress/evil-worker.sh - a compromised worker can lie, but it cannot
 # act: every way of breaking the IPC protocol (no hello, silence past
-# the hello timeout, a hello that claims no sandbox or another process,
-# a wrong frame version, a message of the monitor's own direction, an
-# fd, a malformed payload, a frame after the worker said its input
-# ended, dying, and in a production build, a truthful hello from a
-# debug-sandbox worker) and
+# the hello timeout, a second hello, a second end of input, a hello
+# that claims no sandbox or another process, a wrong frame version, a
+# message of the monitor's own direction, an fd, a malformed payload, a
+# frame after the worker said its input ended, dying, and in a
+# production build, a truthful hello from a debug-sandbox worker) and
 # every well-formed lie (a value tree with a duplicate key, or one level
 # deeper than the cap) ends the session: the monitor exits 1, says why,
 # leaves no child behind, and its last audit row is the fatal error,
@@ -19,7 +19,7 @@ EVIL=$top_builddir/regress/mocks/evil-worker
 [ -x "$EVIL" ] || fail "no $EVIL (make check builds it)"
 
 modes="nohello wrongpid wrongrole trailing badversion wrongdir passfd garbage"
-modes="$modes exit dupkey deep eofthen silent"
+modes="$modes exit dupkey deep eofthen silent hello2 eof2"
 sandbox_disabled || modes="$modes unsandboxed"
 # a debug-sandbox worker traps rather than dies: only a debug build's
 # monitor takes one
@@ -33,6 +33,8 @@ fault_of() {
 	deep) echo "nesting over limit" ;;
 	eofthen) echo "rpc-in after input-eof" ;;
 	silent) echo "no hello within" ;;
+	hello2) echo "unexpected hello" ;;
+	eof2) echo "input-eof after input-eof" ;;
 	debugsandbox) echo "debug sandbox" ;;
 	esac
 }

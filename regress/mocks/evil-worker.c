@@ -25,7 +25,8 @@
  * parser taken over by its input would; the kernel must kill it.
  * "debugsandbox" says hello truthfully for a worker of an
  * --enable-sandbox-debug build, which only such a monitor may accept;
- * "eofthen" says its input ended and then sends a request anyway.
+ * "eofthen" says its input ended and then sends a request anyway;
+ * "hello2" says hello twice and "eof2" says twice that its input ended.
  * "silent" says nothing at all, as a worker stuck before its hello: the
  * monitor's start timer must end the session.
  * "ctrlbytes" (client role, regress/core-limits.sh) sends a call whose
@@ -804,6 +805,17 @@ main(int argc, char **argv)
 		flood_client(b, nrole);
 	} else if (strcmp(mode, "logflood") == 0) {
 		logflood_client(b, nrole);
+	} else if (strcmp(mode, "hello2") == 0) {
+		hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
+		send_msg(MSG_HELLO, b, -1);
+		send_msg(MSG_HELLO, b, -1);
+	} else if (strcmp(mode, "eof2") == 0) {
+		hello(b, SB_STATE_ON, (uint32_t)getpid(), nrole);
+		send_msg(MSG_HELLO, b, -1);
+		buf_reset(b);
+		msg_empty_put(b);
+		send_msg(MSG_INPUT_EOF, b, -1);
+		send_msg(MSG_INPUT_EOF, b, -1);
 	} else if (strcmp(mode, "silent") == 0) {
 		/* no hello at all: the monitor's start timer must end it */
 	} else if (strcmp(mode, "exit") == 0) {
