@@ -26,15 +26,22 @@ YAML
 start_monitor -f "$TESTDIR/bouncer.yaml"
 handshake
 # no worker can write to the client: each one's stdout is /dev/null, and
-# the monitor writes the client's stdout itself (SECURITY.md)
-n=0
-for pid in $(worker_pids); do
-	out=$(readlink "/proc/$pid/fd/1") || fail "cannot read worker $pid's fd 1"
-	[ "$out" = /dev/null ] ||
-	    fail "worker $pid ($(proc_args "$pid")): fd 1 is $out"
-	n=$((n + 1))
-done
-[ "$n" = 3 ] || fail "want 3 workers (the client's and one per upstream), found $n"
+# the monitor writes the client's stdout itself (SECURITY.md); a
+# sandboxed worker is not dumpable, so only root may look
+if [ "$(id -u)" = 0 ]; then
+	n=0
+	for pid in $(worker_pids); do
+		out=$(readlink "/proc/$pid/fd/1") ||
+		    fail "cannot read worker $pid's fd 1"
+		[ "$out" = /dev/null ] ||
+		    fail "worker $pid ($(proc_args "$pid")): fd 1 is $out"
+		n=$((n + 1))
+	done
+	[ "$n" = 3 ] ||
+	    fail "want 3 workers (the client's and one per upstream), found $n"
+else
+	log "workers' fd 1 not checked: needs root"
+fi
 
 # Both upstreams were initialized.
 for l in "$alog" "$blog"; do

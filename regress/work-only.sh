@@ -65,12 +65,19 @@ BOUNCER_AGENT_TOKEN=$PTOK start_monitor -f "$TESTDIR/bouncer.yaml"
 handshake
 # the monitor holds the credential file open for its carrier; its audit
 # checkpointer, a fork, holds no descriptor of it (SECURITY.md)
-ckpt=$(pgrep -P "$MON_PID" -x bouncer-ckpt) ||
-    fail "no bouncer-ckpt child of the monitor"
-ls -l "/proc/$MON_PID/fd" | grep -q "$TESTDIR/cred/github" ||
-    fail "the monitor does not hold the credential: the check below is void"
-ls -l "/proc/$ckpt/fd" | grep "$TESTDIR/cred" &&
-    fail "bouncer-ckpt holds a credential file (above)"
+# (both are non-dumpable: only root may look)
+if [ "$(id -u)" = 0 ]; then
+	ckpt=$(pgrep -P "$MON_PID" -x bouncer-ckpt) ||
+	    fail "no bouncer-ckpt child of the monitor"
+	fds=$(ls -l "/proc/$MON_PID/fd") || fail "cannot list the monitor's fds"
+	grep -q "$TESTDIR/cred/github" <<<"$fds" ||
+	    fail "the monitor does not hold the credential: the check is void"
+	fds=$(ls -l "/proc/$ckpt/fd") || fail "cannot list bouncer-ckpt's fds"
+	grep "$TESTDIR/cred" <<<"$fds" &&
+	    fail "bouncer-ckpt holds a credential file (above)"
+else
+	log "bouncer-ckpt's descriptors not checked: needs root"
+fi
 request 1 tools/list
 expect_line "$(f_result 1) and ([.result.tools[].name] | sort) ==
     [\"create_draft\", \"post_human_authored_comment\"]"

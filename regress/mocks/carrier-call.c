@@ -27,8 +27,9 @@
  * {"exit":N} or {"signal":N}.  The carrier's log frames go to stderr.
  * Exits 0 only if every command was answered and the carrier exited 0.
  *
- * -H holds fd 4 open and empty, as a monitor that has not yet written
- * the credential: the carrier waits in its read.  carrier-call prints
+ * -H holds fd 4 open and empty, so that the carrier waits in its read
+ * and a scenario can look at it then (today's monitor fills the pipe
+ * before the exec; see SECURITY.md on the window that leaves).  carrier-call prints
  * {"pid":N}, the carrier's, and waits until the carrier is gone (the
  * scenario kills it), then prints how it ended and exits 0.
  *
