@@ -15,7 +15,8 @@
 #    is taint: a later mail to it is denied as untrusted, while a fresh
 #    address of the same domain is only asked about (the control); and
 #    the post's token was spent before the carrier was called, so the
-#    same post again is refused as a replay, whether it failed or not.
+#    same post again is refused as a replay, whether it failed or not;
+#  - the Notion read carrier's liar meets the same checks.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/regress/test-lib.sh"
 
@@ -168,6 +169,62 @@ for mode in apierr posturl; do
 	    fail "$mode: the control was judged as taint: $("$AUDIT" -D "$DB" -j -T send_email -n 1)"
 	log "$mode: $addr is taint"
 done
+# The class, not GitHub alone: the same lies from the Notion read
+# carrier, whose answers the same monitor code reads.
+NREAD=ntn_fake_read_0000000000000001
+PAGE=be633bf1-dfa0-436d-b259-571129a590e5
+printf '%s\n' "$NREAD" >"$TESTDIR/cred/notion-read"
+chmod 600 "$TESTDIR/cred/notion-read"
+start_work_mock notion -s notion -T "$NREAD:read_content,read_comments"
+NPORT=$PORT
+sed 's/post_human_authored_comment/read_task/' "$TESTDIR/agents.yaml" \
+    >"$TESTDIR/agents-notion.yaml"
+write_config "$TESTDIR/notion.yaml" <<YAML
+state_dir: $BOUNCER_STATE_DIR
+policy: $TESTDIR/policy.yaml
+registry: $TESTDIR/agents-notion.yaml
+work:
+  notion:
+    read_token_file: $TESTDIR/cred/notion-read
+    database_id: 668d797c-76fa-4934-9b05-ad288df2d136
+    api_base: http://127.0.0.1:$NPORT
+upstreams:
+  mail: { command: "$SCRIPT", args: [-s, "$TESTDIR/mail.json", -l, "$TESTDIR/mail.log"] }
+YAML
+for mode in shape noflight apierr; do
+	dir=$TESTDIR/libexec-notion-$mode
+	work_libexec "$dir"
+	rm -f "$dir/bouncer-carrier-notion"
+	printf '#!/bin/sh\nexec "%s" %s notion-read "$@"\n' "$EVIL" "$mode" \
+	    >"$dir/bouncer-carrier-notion"
+	chmod 755 "$dir/bouncer-carrier-notion"
+	BOUNCER_LIBEXEC=$dir BOUNCER_AGENT_TOKEN=$ATOK \
+	    start_monitor -f "$TESTDIR/notion.yaml"
+	handshake
+	call 1 read_task "{\"task_id\":\"$PAGE\"}"
+	if [ $mode = apierr ]; then
+		expect_line "$(f_result 1) and .result.isError and
+		    (.result.content[0].text | contains(\"spy@evil.example\"))"
+		mail notion 2 spy@evil.example
+		untrusted 2
+		stop_monitor
+		[ "$MON_STATUS" = 0 ] ||
+		    fail "notion/$mode: the session exited $MON_STATUS"
+	else
+		try_send '{"jsonrpc":"2.0","id":2,"method":"ping"}' || true
+		wait_monitor 15
+		[ "$MON_STATUS" = 1 ] ||
+		    fail "notion/$mode: monitor exited $MON_STATUS, want 1"
+		pgrep -af "$EVIL $mode notion-read" &&
+		    fail "notion/$mode: the lying carrier outlived the session"
+		"$AUDIT" -D "$DB" -j -n 1 | jq_one --arg f "$(fault_of $mode)" \
+		    '.tool == "fatal" and (.reason |
+		    contains("carrier notion") and contains($f))' ||
+		    fail "notion/$mode: the last audit row is not the fatal one"
+	fi
+	log "notion/$mode: as from GitHub's"
+done
+
 grep -q 'spy' "$TESTDIR/mail.log" 2>/dev/null &&
     fail "a mail to the liar's address reached the upstream: $(cat "$TESTDIR/mail.log")"
 pass
